@@ -171,7 +171,8 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysConst = new GentableKeys(new string[] { "BlueHomeRow", "BoardHeight", "BoardWidth", "NeutralRow", "PiecesPerSide", "RedHomeRow", "SpyAllDeadKey", "SpyRandomCount", "SpyRandomKey", "SpyRandomKnownToOwner", "SpyRandomPiece", "SpySelectCount", "SpySelectKey", "SpySelectKnownToOwner", "SpySelectPieces" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysConst;
 
         internal static Const ReadConst(GentableReader r)
         {
@@ -190,7 +191,7 @@ namespace FunnyPitch.GameConfig
             string f12 = default(string);
             string f13 = default(string);
             string f14 = default(string);
-            r.BeginObject(KeysConst);
+            r.BeginObject(KeysConst ?? GentableKeys.Once(ref KeysConst, new string[] { "BlueHomeRow", "BoardHeight", "BoardWidth", "NeutralRow", "PiecesPerSide", "RedHomeRow", "SpyAllDeadKey", "SpyRandomCount", "SpyRandomKey", "SpyRandomKnownToOwner", "SpyRandomPiece", "SpySelectCount", "SpySelectKey", "SpySelectKnownToOwner", "SpySelectPieces" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

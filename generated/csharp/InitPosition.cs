@@ -107,7 +107,7 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table InitPosition, sorted by primary key, with lookup by key.</summary>
     public sealed partial class InitPositionTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<InitPositionId, InitPosition> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<InitPosition> All { get; }
@@ -120,12 +120,12 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<InitPosition>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<InitPosition>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<InitPositionId, InitPosition>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("InitPosition" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("InitPosition" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
@@ -138,13 +138,13 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public InitPosition Get(InitPositionId key)
         {
-            InitPosition row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (InitPosition)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("InitPosition" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(InitPositionId key, out InitPosition row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(InitPositionId key, out InitPosition row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (InitPosition)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public InitPosition Get(byte id) { return this.Get(new InitPositionId(id)); }
@@ -155,7 +155,8 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysInitPosition = new GentableKeys(new string[] { "Cell", "Id", "Piece", "Side", "X", "Y" }, new bool[] { true, true, false, false, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysInitPosition;
 
         internal static InitPosition ReadInitPosition(GentableReader r)
         {
@@ -165,7 +166,7 @@ namespace FunnyPitch.GameConfig
             string f3 = default(string);
             byte f4 = default(byte);
             byte f5 = default(byte);
-            r.BeginObject(KeysInitPosition);
+            r.BeginObject(KeysInitPosition ?? GentableKeys.Once(ref KeysInitPosition, new string[] { "Cell", "Id", "Piece", "Side", "X", "Y" }, new bool[] { true, true, false, false, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -69,7 +69,7 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table Lang, sorted by primary key, with lookup by key.</summary>
     public sealed partial class LangTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<LangId, Lang> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Lang> All { get; }
@@ -82,25 +82,25 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Lang>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Lang>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<LangId, Lang>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key_)) throw new GentableDataException("Lang" + ": duplicate primary key " + row.Key_);
-                this.byKey.Add(row.Key_, row);
+                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Lang" + ": duplicate primary key " + row.Key_);
+                this.byKey.Add(row.Key, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Lang Get(LangId key)
         {
-            Lang row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Lang)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Lang" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(LangId key, out Lang row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(LangId key, out Lang row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Lang)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Lang Get(string key) { return this.Get(new LangId(key)); }
@@ -111,14 +111,15 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLang = new GentableKeys(new string[] { "Key", "en", "zh" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLang;
 
         internal static Lang ReadLang(GentableReader r)
         {
             string f0 = default(string);
             string f1 = default(string);
             string f2 = default(string);
-            r.BeginObject(KeysLang);
+            r.BeginObject(KeysLang ?? GentableKeys.Once(ref KeysLang, new string[] { "Key", "en", "zh" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -98,7 +98,7 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table MovePiece, sorted by primary key, with lookup by key.</summary>
     public sealed partial class MovePieceTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<MovePieceId, MovePiece> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<MovePiece> All { get; }
@@ -111,25 +111,25 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<MovePiece>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<MovePiece>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<MovePieceId, MovePiece>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("MovePiece" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Piece)) throw new GentableDataException("MovePiece" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Piece, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MovePiece Get(MovePieceId key)
         {
-            MovePiece row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (MovePiece)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("MovePiece" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(MovePieceId key, out MovePiece row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(MovePieceId key, out MovePiece row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (MovePiece)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MovePiece Get(string piece) { return this.Get(new MovePieceId(piece)); }
@@ -140,13 +140,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMovePiece = new GentableKeys(new string[] { "Piece", "Rules" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMovePiece;
 
         internal static MovePiece ReadMovePiece(GentableReader r)
         {
             string f0 = default(string);
             global::System.Collections.Generic.IReadOnlyList<string> f1 = default(global::System.Collections.Generic.IReadOnlyList<string>);
-            r.BeginObject(KeysMovePiece);
+            r.BeginObject(KeysMovePiece ?? GentableKeys.Once(ref KeysMovePiece, new string[] { "Piece", "Rules" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

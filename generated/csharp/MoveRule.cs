@@ -102,7 +102,7 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table MoveRule, sorted by primary key, with lookup by key.</summary>
     public sealed partial class MoveRuleTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<MoveRuleId, MoveRule> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<MoveRule> All { get; }
@@ -115,25 +115,25 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<MoveRule>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<MoveRule>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<MoveRuleId, MoveRule>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("MoveRule" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("MoveRule" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRule Get(MoveRuleId key)
         {
-            MoveRule row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (MoveRule)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("MoveRule" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(MoveRuleId key, out MoveRule row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(MoveRuleId key, out MoveRule row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (MoveRule)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRule Get(string id) { return this.Get(new MoveRuleId(id)); }
@@ -144,7 +144,8 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMoveRule = new GentableKeys(new string[] { "Direction", "Id", "Kind", "MaxSteps", "Mode", "Zone" }, new bool[] { true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMoveRule;
 
         internal static MoveRule ReadMoveRule(GentableReader r)
         {
@@ -154,7 +155,7 @@ namespace FunnyPitch.GameConfig
             MoveMode f3 = default(MoveMode);
             Zone f4 = default(Zone);
             MoveKind f5 = default(MoveKind);
-            r.BeginObject(KeysMoveRule);
+            r.BeginObject(KeysMoveRule ?? GentableKeys.Once(ref KeysMoveRule, new string[] { "Direction", "Id", "Kind", "MaxSteps", "Mode", "Zone" }, new bool[] { true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

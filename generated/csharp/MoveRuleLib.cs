@@ -63,7 +63,7 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table MoveRuleLib, sorted by primary key, with lookup by key.</summary>
     public sealed partial class MoveRuleLibTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<MoveRuleLibId, MoveRuleLib> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<MoveRuleLib> All { get; }
@@ -76,25 +76,25 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<MoveRuleLib>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<MoveRuleLib>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<MoveRuleLibId, MoveRuleLib>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("MoveRuleLib" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("MoveRuleLib" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRuleLib Get(MoveRuleLibId key)
         {
-            MoveRuleLib row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (MoveRuleLib)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("MoveRuleLib" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(MoveRuleLibId key, out MoveRuleLib row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(MoveRuleLibId key, out MoveRuleLib row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (MoveRuleLib)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRuleLib Get(string id) { return this.Get(new MoveRuleLibId(id)); }
@@ -105,13 +105,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMoveRuleLib = new GentableKeys(new string[] { "Id", "Vector" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMoveRuleLib;
 
         internal static MoveRuleLib ReadMoveRuleLib(GentableReader r)
         {
             string f0 = default(string);
             Vec2 f1 = default(Vec2);
-            r.BeginObject(KeysMoveRuleLib);
+            r.BeginObject(KeysMoveRuleLib ?? GentableKeys.Once(ref KeysMoveRuleLib, new string[] { "Id", "Vector" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

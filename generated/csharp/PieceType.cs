@@ -114,8 +114,8 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table PieceType, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PieceTypeTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PieceTypeId, PieceType> byKey;
-        private readonly global::System.Collections.Generic.Dictionary<string, PieceType> byNameKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byNameKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<PieceType> All { get; }
@@ -128,33 +128,33 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<PieceType>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<PieceType>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PieceTypeId, PieceType>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("PieceType" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("PieceType" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
-            this.byNameKey = new global::System.Collections.Generic.Dictionary<string, PieceType>(list.Count);
+            this.byNameKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byNameKey.ContainsKey(row.NameKey)) throw new GentableDataException("PieceType" + ": duplicate unique key NameKey " + row.NameKey); this.byNameKey.Add(row.NameKey, row); }
         }
 
         /// <summary>The row whose NameKey (a unique key) is <paramref name="nameKey"/>, if there is one.</summary>
-        public bool TryGetByNameKey(string nameKey, out PieceType found) { return this.byNameKey.TryGetValue(nameKey, out found); }
+        public bool TryGetByNameKey(string nameKey, out PieceType found) { object row; bool has = this.byNameKey.TryGetValue(nameKey, out row); found = (PieceType)row; return has; }
 
         /// <summary>The row whose NameKey (a unique key) is <paramref name="nameKey"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public PieceType GetByNameKey(string nameKey) { PieceType found; if (this.byNameKey.TryGetValue(nameKey, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("PieceType" + " has no row with NameKey " + nameKey); }
+        public PieceType GetByNameKey(string nameKey) { object row; if (this.byNameKey.TryGetValue(nameKey, out row)) return (PieceType)row; throw new global::System.Collections.Generic.KeyNotFoundException("PieceType" + " has no row with NameKey " + nameKey); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public PieceType Get(PieceTypeId key)
         {
-            PieceType row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (PieceType)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("PieceType" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PieceTypeId key, out PieceType row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PieceTypeId key, out PieceType row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (PieceType)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public PieceType Get(string id) { return this.Get(new PieceTypeId(id)); }
@@ -165,7 +165,8 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPieceType = new GentableKeys(new string[] { "Branch", "CanPromote", "CaptureClass", "Id", "NameKey", "OwnTerritoryOnly", "Symbol", "Tier" }, new bool[] { true, true, true, true, true, true, false, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPieceType;
 
         internal static PieceType ReadPieceType(GentableReader r)
         {
@@ -177,7 +178,7 @@ namespace FunnyPitch.GameConfig
             bool f5 = default(bool);
             bool f6 = default(bool);
             string f7 = default(string);
-            r.BeginObject(KeysPieceType);
+            r.BeginObject(KeysPieceType ?? GentableKeys.Once(ref KeysPieceType, new string[] { "Branch", "CanPromote", "CaptureClass", "Id", "NameKey", "OwnTerritoryOnly", "Symbol", "Tier" }, new bool[] { true, true, true, true, true, true, false, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

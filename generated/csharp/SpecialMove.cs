@@ -215,7 +215,7 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table SpecialMove, sorted by primary key, with lookup by key.</summary>
     public sealed partial class SpecialMoveTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<SpecialMoveId, SpecialMove> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<SpecialMove> All { get; }
@@ -228,25 +228,25 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<SpecialMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<SpecialMove>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<SpecialMoveId, SpecialMove>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("SpecialMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("SpecialMove" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public SpecialMove Get(SpecialMoveId key)
         {
-            SpecialMove row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (SpecialMove)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("SpecialMove" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(SpecialMoveId key, out SpecialMove row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(SpecialMoveId key, out SpecialMove row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (SpecialMove)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public SpecialMove Get(string id) { return this.Get(new SpecialMoveId(id)); }
@@ -257,7 +257,8 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSpecialMove = new GentableKeys(new string[] { "Captures", "ConvertsSide", "DescKey", "Id", "Kind", "MaxPassed", "MinPassed", "MoverMoves", "NameKey", "OncePerGame", "PassedSide", "Pieces", "Rules", "Target" }, new bool[] { true, true, true, true, true, false, false, true, true, true, false, true, true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSpecialMove;
 
         internal static SpecialMove ReadSpecialMove(GentableReader r)
         {
@@ -275,7 +276,7 @@ namespace FunnyPitch.GameConfig
             bool f11 = default(bool);
             string f12 = default(string);
             string f13 = default(string);
-            r.BeginObject(KeysSpecialMove);
+            r.BeginObject(KeysSpecialMove ?? GentableKeys.Once(ref KeysSpecialMove, new string[] { "Captures", "ConvertsSide", "DescKey", "Id", "Kind", "MaxPassed", "MinPassed", "MoverMoves", "NameKey", "OncePerGame", "PassedSide", "Pieces", "Rules", "Target" }, new bool[] { true, true, true, true, true, false, false, true, true, true, false, true, true, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -106,7 +106,7 @@ namespace FunnyPitch.GameConfig
     /// <summary>The rows of table Upgrade, sorted by primary key, with lookup by key.</summary>
     public sealed partial class UpgradeTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<UpgradeId, Upgrade> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Upgrade> All { get; }
@@ -119,25 +119,25 @@ namespace FunnyPitch.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Upgrade>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Upgrade>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<UpgradeId, Upgrade>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Upgrade" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Upgrade" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Upgrade Get(UpgradeId key)
         {
-            Upgrade row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Upgrade)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Upgrade" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(UpgradeId key, out Upgrade row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(UpgradeId key, out Upgrade row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Upgrade)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Upgrade Get(string id) { return this.Get(new UpgradeId(id)); }
@@ -148,7 +148,8 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUpgrade = new GentableKeys(new string[] { "CapturedClass", "From", "Id", "To", "Trigger" }, new bool[] { false, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUpgrade;
 
         internal static Upgrade ReadUpgrade(GentableReader r)
         {
@@ -157,7 +158,7 @@ namespace FunnyPitch.GameConfig
             Trigger f2 = default(Trigger);
             CaptureClass? f3 = default(CaptureClass?);
             string f4 = default(string);
-            r.BeginObject(KeysUpgrade);
+            r.BeginObject(KeysUpgrade ?? GentableKeys.Once(ref KeysUpgrade, new string[] { "CapturedClass", "From", "Id", "To", "Trigger" }, new bool[] { false, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

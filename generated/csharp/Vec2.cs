@@ -26,13 +26,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysVec2 = new GentableKeys(new string[] { "x", "y" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysVec2;
 
         internal static Vec2 ReadVec2(GentableReader r)
         {
             sbyte f0 = default(sbyte);
             sbyte f1 = default(sbyte);
-            r.BeginObject(KeysVec2);
+            r.BeginObject(KeysVec2 ?? GentableKeys.Once(ref KeysVec2, new string[] { "x", "y" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -581,6 +581,16 @@ struct KeyVm {
     args: String,
     /// `this.Id, this.Name`: the row's parts as arguments.
     row_args: String,
+    /// The key type of the row dictionary (`Dictionary<dict_key, object>`): the part's own type for a one-part
+    /// key of an integer, string or boolean, `int` for an enum, else the key struct. Every table keyed by,
+    /// say, `uint` then shares one dictionary instantiation: mono's JIT shares no generic code whose type
+    /// arguments include a value type, and a `Dictionary<Item003Id, Item003>` cost about 6 KB of machine code
+    /// (and a reflective comparer) per table at load.
+    dict_key: String,
+    /// `row.Id`: the dictionary key of `row`.
+    dict_of_row: String,
+    /// `key.Value`: the dictionary key of the key struct `key`.
+    dict_of_key: String,
     /// The `out` parameter name of `TryGet(parts…, out row)`.
     out_row: String,
     /// `a.Equals(b)` body.
@@ -1733,7 +1743,26 @@ impl Gen<'_> {
                 hash.iter()
                     .fold("17".to_string(), |acc, h| format!("({acc}) * 31 + {h}"))
             };
+            // A one-part key indexes by its value; floats keep the struct (its `==` is the key's equality, where
+            // double.Equals and GetHashCode tell 0.0 from -0.0 on some runtimes).
+            let (dict_key, dict_of_row, dict_of_key) = match &t.fields[t.primary_key[0]].ty {
+                Type::Float => (name.clone(), format!("row.{property}"), "key".to_string()),
+                _ if !single => (name.clone(), format!("row.{property}"), "key".to_string()),
+                Type::Enum(_) => (
+                    "int".to_string(),
+                    format!("(int)row.{}", key_fields[0].ident),
+                    "(int)key.Value".to_string(),
+                ),
+                _ => (
+                    key_fields[0].ty.clone(),
+                    format!("row.{}", key_fields[0].ident),
+                    "key.Value".to_string(),
+                ),
+            };
             Some(KeyVm {
+                dict_key,
+                dict_of_row,
+                dict_of_key,
                 property,
                 single,
                 params: key_fields
@@ -1819,15 +1848,17 @@ impl Gen<'_> {
             if fs.len() == 1 {
                 let f = fs[0];
                 let dict = format!("by{suffix}");
+                let row = naming::avoid("row".into(), &[f.param.as_str(), found.as_str()]);
                 out.push(UniqueVm {
-                    decl: format!("private readonly global::System.Collections.Generic.Dictionary<{}, {rn}> {dict};", f.ty),
+                    // Rows as `object`: one dictionary instantiation per key type, not per table (see KeyVm::dict_key).
+                    decl: format!("private readonly global::System.Collections.Generic.Dictionary<{}, object> {dict};", f.ty),
                     init: vec![
-                        format!("this.{dict} = new global::System.Collections.Generic.Dictionary<{}, {rn}>(list.Count);", f.ty),
+                        format!("this.{dict} = new global::System.Collections.Generic.Dictionary<{}, object>(list.Count);", f.ty),
                         format!("foreach (var row in list) {{ if (this.{dict}.ContainsKey(row.{id})) throw new GentableDataException({lit} + \": duplicate unique key {what} \" + row.{id}); this.{dict}.Add(row.{id}, row); }}", id = f.ident),
                     ],
                     methods: vec![
-                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>, if there is one.</summary>\n        public bool TryGetBy{suffix}({params}, out {rn} {found}) {{ return this.{dict}.TryGetValue({p}, out {found}); }}", p = f.param),
-                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>\n        public {rn} GetBy{suffix}({params}) {{ {rn} {found}; if (this.{dict}.TryGetValue({p}, out {found})) return {found}; throw new global::System.Collections.Generic.KeyNotFoundException({lit} + \" has no row with {what} \" + {show}); }}", p = f.param),
+                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>, if there is one.</summary>\n        public bool TryGetBy{suffix}({params}, out {rn} {found}) {{ object {row}; bool has = this.{dict}.TryGetValue({p}, out {row}); {found} = ({rn}){row}; return has; }}", p = f.param),
+                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>\n        public {rn} GetBy{suffix}({params}) {{ object {row}; if (this.{dict}.TryGetValue({p}, out {row})) return ({rn}){row}; throw new global::System.Collections.Generic.KeyNotFoundException({lit} + \" has no row with {what} \" + {show}); }}", p = f.param),
                     ],
                 });
             } else {

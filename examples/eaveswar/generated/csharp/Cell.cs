@@ -69,7 +69,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCell = new GentableKeys(new string[] { "Block", "Owner", "Q", "R", "Terrain" }, new bool[] { false, false, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCell;
 
         internal static Cell ReadCell(GentableReader r)
         {
@@ -78,7 +79,7 @@ namespace EavesWar.GameConfig
             Terrain f2 = default(Terrain);
             Side? f3 = default(Side?);
             byte? f4 = default(byte?);
-            r.BeginObject(KeysCell);
+            r.BeginObject(KeysCell ?? GentableKeys.Once(ref KeysCell, new string[] { "Block", "Owner", "Q", "R", "Terrain" }, new bool[] { false, false, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

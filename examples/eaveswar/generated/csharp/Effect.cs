@@ -62,7 +62,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysEffect = new GentableKeys(new string[] { "amount", "cost", "kind", "order", "range", "steps", "terrain", "trigger" }, new bool[] { false, false, true, false, false, false, false, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysEffect;
 
         internal static Effect ReadEffect(GentableReader r)
         {
@@ -74,7 +75,7 @@ namespace EavesWar.GameConfig
             byte? f5 = default(byte?);
             byte? f6 = default(byte?);
             Terrain? f7 = default(Terrain?);
-            r.BeginObject(KeysEffect);
+            r.BeginObject(KeysEffect ?? GentableKeys.Once(ref KeysEffect, new string[] { "amount", "cost", "kind", "order", "range", "steps", "terrain", "trigger" }, new bool[] { false, false, true, false, false, false, false, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

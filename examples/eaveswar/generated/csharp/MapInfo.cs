@@ -58,7 +58,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMapInfo = new GentableKeys(new string[] { "CellCount", "Columns", "EvenColumnCells", "Id", "OddColumnCells", "RotateQ", "RotateR" }, new bool[] { true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMapInfo;
 
         internal static MapInfo ReadMapInfo(GentableReader r)
         {
@@ -69,7 +70,7 @@ namespace EavesWar.GameConfig
             ushort f4 = default(ushort);
             byte f5 = default(byte);
             byte f6 = default(byte);
-            r.BeginObject(KeysMapInfo);
+            r.BeginObject(KeysMapInfo ?? GentableKeys.Once(ref KeysMapInfo, new string[] { "CellCount", "Columns", "EvenColumnCells", "Id", "OddColumnCells", "RotateQ", "RotateR" }, new bool[] { true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

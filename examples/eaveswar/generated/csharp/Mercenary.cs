@@ -75,8 +75,8 @@ namespace EavesWar.GameConfig
     /// <summary>The rows of table Mercenary, sorted by primary key, with lookup by key.</summary>
     public sealed partial class MercenaryTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<MercenaryId, Mercenary> byKey;
-        private readonly global::System.Collections.Generic.Dictionary<string, Mercenary> byName;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Mercenary> All { get; }
@@ -89,33 +89,33 @@ namespace EavesWar.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Mercenary>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Mercenary>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<MercenaryId, Mercenary>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Mercenary" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Mercenary" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
-            this.byName = new global::System.Collections.Generic.Dictionary<string, Mercenary>(list.Count);
+            this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Mercenary" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
-        public bool TryGetByName(string name, out Mercenary found) { return this.byName.TryGetValue(name, out found); }
+        public bool TryGetByName(string name, out Mercenary found) { object row; bool has = this.byName.TryGetValue(name, out row); found = (Mercenary)row; return has; }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public Mercenary GetByName(string name) { Mercenary found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Mercenary" + " has no row with Name " + name); }
+        public Mercenary GetByName(string name) { object row; if (this.byName.TryGetValue(name, out row)) return (Mercenary)row; throw new global::System.Collections.Generic.KeyNotFoundException("Mercenary" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Mercenary Get(MercenaryId key)
         {
-            Mercenary row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Mercenary)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Mercenary" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(MercenaryId key, out Mercenary row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(MercenaryId key, out Mercenary row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Mercenary)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Mercenary Get(string id) { return this.Get(new MercenaryId(id)); }
@@ -126,7 +126,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMercenary = new GentableKeys(new string[] { "Effects", "Id", "Name", "Text" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMercenary;
 
         internal static Mercenary ReadMercenary(GentableReader r)
         {
@@ -134,7 +135,7 @@ namespace EavesWar.GameConfig
             string f1 = default(string);
             string f2 = default(string);
             global::System.Collections.Generic.IReadOnlyList<Effect> f3 = default(global::System.Collections.Generic.IReadOnlyList<Effect>);
-            r.BeginObject(KeysMercenary);
+            r.BeginObject(KeysMercenary ?? GentableKeys.Once(ref KeysMercenary, new string[] { "Effects", "Id", "Name", "Text" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

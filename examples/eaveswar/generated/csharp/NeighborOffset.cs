@@ -77,7 +77,7 @@ namespace EavesWar.GameConfig
     /// <summary>The rows of table NeighborOffset, sorted by primary key, with lookup by key.</summary>
     public sealed partial class NeighborOffsetTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<NeighborOffsetId, NeighborOffset> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<NeighborOffset> All { get; }
@@ -90,12 +90,12 @@ namespace EavesWar.GameConfig
         {
             var list = new global::System.Collections.Generic.List<NeighborOffset>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<NeighborOffset>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<NeighborOffsetId, NeighborOffset>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("NeighborOffset" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("NeighborOffset" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
@@ -108,13 +108,13 @@ namespace EavesWar.GameConfig
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public NeighborOffset Get(NeighborOffsetId key)
         {
-            NeighborOffset row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (NeighborOffset)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("NeighborOffset" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(NeighborOffsetId key, out NeighborOffset row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(NeighborOffsetId key, out NeighborOffset row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (NeighborOffset)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public NeighborOffset Get(string id) { return this.Get(new NeighborOffsetId(id)); }
@@ -125,7 +125,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysNeighborOffset = new GentableKeys(new string[] { "Direction", "Id", "Offset", "Parity" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysNeighborOffset;
 
         internal static NeighborOffset ReadNeighborOffset(GentableReader r)
         {
@@ -133,7 +134,7 @@ namespace EavesWar.GameConfig
             Parity f1 = default(Parity);
             string f2 = default(string);
             OffsetQr f3 = default(OffsetQr);
-            r.BeginObject(KeysNeighborOffset);
+            r.BeginObject(KeysNeighborOffset ?? GentableKeys.Once(ref KeysNeighborOffset, new string[] { "Direction", "Id", "Offset", "Parity" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -28,13 +28,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysOffsetQr = new GentableKeys(new string[] { "dq", "dr" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysOffsetQr;
 
         internal static OffsetQr ReadOffsetQr(GentableReader r)
         {
             sbyte f0 = default(sbyte);
             sbyte f1 = default(sbyte);
-            r.BeginObject(KeysOffsetQr);
+            r.BeginObject(KeysOffsetQr ?? GentableKeys.Once(ref KeysOffsetQr, new string[] { "dq", "dr" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -81,8 +81,8 @@ namespace EavesWar.GameConfig
     /// <summary>The rows of table Role, sorted by primary key, with lookup by key.</summary>
     public sealed partial class RoleTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<RoleId, Role> byKey;
-        private readonly global::System.Collections.Generic.Dictionary<string, Role> byName;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Role> All { get; }
@@ -95,33 +95,33 @@ namespace EavesWar.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Role>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Role>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<RoleId, Role>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Role" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Role" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
-            this.byName = new global::System.Collections.Generic.Dictionary<string, Role>(list.Count);
+            this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Role" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
-        public bool TryGetByName(string name, out Role found) { return this.byName.TryGetValue(name, out found); }
+        public bool TryGetByName(string name, out Role found) { object row; bool has = this.byName.TryGetValue(name, out row); found = (Role)row; return has; }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public Role GetByName(string name) { Role found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Role" + " has no row with Name " + name); }
+        public Role GetByName(string name) { object row; if (this.byName.TryGetValue(name, out row)) return (Role)row; throw new global::System.Collections.Generic.KeyNotFoundException("Role" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Role Get(RoleId key)
         {
-            Role row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Role)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Role" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(RoleId key, out Role row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(RoleId key, out Role row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Role)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Role Get(string id) { return this.Get(new RoleId(id)); }
@@ -132,7 +132,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysRole = new GentableKeys(new string[] { "Effects", "Id", "Name", "StartingBirds", "Text" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysRole;
 
         internal static Role ReadRole(GentableReader r)
         {
@@ -141,7 +142,7 @@ namespace EavesWar.GameConfig
             byte f2 = default(byte);
             string f3 = default(string);
             global::System.Collections.Generic.IReadOnlyList<Effect> f4 = default(global::System.Collections.Generic.IReadOnlyList<Effect>);
-            r.BeginObject(KeysRole);
+            r.BeginObject(KeysRole ?? GentableKeys.Once(ref KeysRole, new string[] { "Effects", "Id", "Name", "StartingBirds", "Text" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -124,7 +124,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysRules = new GentableKeys(new string[] { "BaseAttack", "BaseDefense", "DeckSize", "DefenderWinsTies", "DrawPerRound", "FoodPerRound", "HandLimit", "IdleFood", "MarketSize", "MaxRecruits", "OrdersPerRound", "ReactivationCost", "RecruitCost", "StartingBirds", "StartingFood", "StartingHand", "TrashCans", "WinDelivered" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysRules;
 
         internal static Rules ReadRules(GentableReader r)
         {
@@ -146,7 +147,7 @@ namespace EavesWar.GameConfig
             bool f15 = default(bool);
             byte f16 = default(byte);
             byte f17 = default(byte);
-            r.BeginObject(KeysRules);
+            r.BeginObject(KeysRules ?? GentableKeys.Once(ref KeysRules, new string[] { "BaseAttack", "BaseDefense", "DeckSize", "DefenderWinsTies", "DrawPerRound", "FoodPerRound", "HandLimit", "IdleFood", "MarketSize", "MaxRecruits", "OrdersPerRound", "ReactivationCost", "RecruitCost", "StartingBirds", "StartingFood", "StartingHand", "TrashCans", "WinDelivered" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -93,8 +93,8 @@ namespace EavesWar.GameConfig
     /// <summary>The rows of table TacticCard, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TacticCardTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TacticCardId, TacticCard> byKey;
-        private readonly global::System.Collections.Generic.Dictionary<string, TacticCard> byName;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TacticCard> All { get; }
@@ -107,33 +107,33 @@ namespace EavesWar.GameConfig
         {
             var list = new global::System.Collections.Generic.List<TacticCard>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TacticCard>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TacticCardId, TacticCard>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TacticCard" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TacticCard" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
-            this.byName = new global::System.Collections.Generic.Dictionary<string, TacticCard>(list.Count);
+            this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("TacticCard" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
-        public bool TryGetByName(string name, out TacticCard found) { return this.byName.TryGetValue(name, out found); }
+        public bool TryGetByName(string name, out TacticCard found) { object row; bool has = this.byName.TryGetValue(name, out row); found = (TacticCard)row; return has; }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public TacticCard GetByName(string name) { TacticCard found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("TacticCard" + " has no row with Name " + name); }
+        public TacticCard GetByName(string name) { object row; if (this.byName.TryGetValue(name, out row)) return (TacticCard)row; throw new global::System.Collections.Generic.KeyNotFoundException("TacticCard" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TacticCard Get(TacticCardId key)
         {
-            TacticCard row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TacticCard)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TacticCard" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TacticCardId key, out TacticCard row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TacticCardId key, out TacticCard row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TacticCard)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TacticCard Get(string id) { return this.Get(new TacticCardId(id)); }
@@ -144,7 +144,8 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTacticCard = new GentableKeys(new string[] { "Category", "Copies", "Cost", "Designed", "Effects", "Id", "Name" }, new bool[] { true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTacticCard;
 
         internal static TacticCard ReadTacticCard(GentableReader r)
         {
@@ -155,7 +156,7 @@ namespace EavesWar.GameConfig
             byte f4 = default(byte);
             bool f5 = default(bool);
             global::System.Collections.Generic.IReadOnlyList<Effect> f6 = default(global::System.Collections.Generic.IReadOnlyList<Effect>);
-            r.BeginObject(KeysTacticCard);
+            r.BeginObject(KeysTacticCard ?? GentableKeys.Once(ref KeysTacticCard, new string[] { "Category", "Copies", "Cost", "Designed", "Effects", "Id", "Name" }, new bool[] { true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -69,7 +69,7 @@ namespace EavesWar.GameConfig
     /// <summary>The rows of table TrashMix, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TrashMixTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TrashMixId, TrashMix> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TrashMix> All { get; }
@@ -82,25 +82,25 @@ namespace EavesWar.GameConfig
         {
             var list = new global::System.Collections.Generic.List<TrashMix>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TrashMix>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TrashMixId, TrashMix>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TrashMix" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey((int)row.Content)) throw new GentableDataException("TrashMix" + ": duplicate primary key " + row.Key);
+                this.byKey.Add((int)row.Content, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TrashMix Get(TrashMixId key)
         {
-            TrashMix row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue((int)key.Value, out row)) return (TrashMix)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TrashMix" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TrashMixId key, out TrashMix row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TrashMixId key, out TrashMix row) { object found; bool has = this.byKey.TryGetValue((int)key.Value, out found); row = (TrashMix)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TrashMix Get(Content content) { return this.Get(new TrashMixId(content)); }
@@ -111,14 +111,15 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTrashMix = new GentableKeys(new string[] { "Cans", "Content", "PerCan" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTrashMix;
 
         internal static TrashMix ReadTrashMix(GentableReader r)
         {
             Content f0 = default(Content);
             byte f1 = default(byte);
             byte f2 = default(byte);
-            r.BeginObject(KeysTrashMix);
+            r.BeginObject(KeysTrashMix ?? GentableKeys.Once(ref KeysTrashMix, new string[] { "Cans", "Content", "PerCan" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -100,7 +100,8 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysAttack = new GentableKeys(new string[] { "Damage", "Lane", "Rank", "Scenario", "Side", "Target" }, new bool[] { true, true, true, true, true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysAttack;
 
         internal static Attack ReadAttack(GentableReader r)
         {
@@ -110,7 +111,7 @@ namespace Northwall.GameConfig
             Rank f3 = default(Rank);
             Rank? f4 = default(Rank?);
             byte f5 = default(byte);
-            r.BeginObject(KeysAttack);
+            r.BeginObject(KeysAttack ?? GentableKeys.Once(ref KeysAttack, new string[] { "Damage", "Lane", "Rank", "Scenario", "Side", "Target" }, new bool[] { true, true, true, true, true, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

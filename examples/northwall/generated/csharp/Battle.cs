@@ -52,7 +52,8 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysBattle = new GentableKeys(new string[] { "ArmySize", "CrossLaneTargeting", "LanePoint", "RemoveAtZeroHp", "RestoreHpBetweenMatches", "SimultaneousDamage" }, new bool[] { true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysBattle;
 
         internal static Battle ReadBattle(GentableReader r)
         {
@@ -62,7 +63,7 @@ namespace Northwall.GameConfig
             bool f3 = default(bool);
             bool f4 = default(bool);
             bool f5 = default(bool);
-            r.BeginObject(KeysBattle);
+            r.BeginObject(KeysBattle ?? GentableKeys.Once(ref KeysBattle, new string[] { "ArmySize", "CrossLaneTargeting", "LanePoint", "RemoveAtZeroHp", "RestoreHpBetweenMatches", "SimultaneousDamage" }, new bool[] { true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -63,7 +63,7 @@ namespace Northwall.GameConfig
     /// <summary>The rows of table Lane, sorted by primary key, with lookup by key.</summary>
     public sealed partial class LaneTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<LaneId, Lane> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Lane> All { get; }
@@ -76,25 +76,25 @@ namespace Northwall.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Lane>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Lane>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<LaneId, Lane>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Lane" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Lane" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Lane Get(LaneId key)
         {
-            Lane row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Lane)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Lane" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(LaneId key, out Lane row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(LaneId key, out Lane row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Lane)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Lane Get(string id) { return this.Get(new LaneId(id)); }
@@ -105,13 +105,14 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLane = new GentableKeys(new string[] { "Id", "Name" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLane;
 
         internal static Lane ReadLane(GentableReader r)
         {
             string f0 = default(string);
             string f1 = default(string);
-            r.BeginObject(KeysLane);
+            r.BeginObject(KeysLane ?? GentableKeys.Once(ref KeysLane, new string[] { "Id", "Name" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

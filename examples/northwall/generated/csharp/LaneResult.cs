@@ -94,7 +94,8 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLaneResult = new GentableKeys(new string[] { "EnemyHp", "Lane", "PlayerHp", "Point", "Scenario" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLaneResult;
 
         internal static LaneResult ReadLaneResult(GentableReader r)
         {
@@ -103,7 +104,7 @@ namespace Northwall.GameConfig
             byte f2 = default(byte);
             byte f3 = default(byte);
             Outcome f4 = default(Outcome);
-            r.BeginObject(KeysLaneResult);
+            r.BeginObject(KeysLaneResult ?? GentableKeys.Once(ref KeysLaneResult, new string[] { "EnemyHp", "Lane", "PlayerHp", "Point", "Scenario" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

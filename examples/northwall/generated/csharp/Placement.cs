@@ -116,7 +116,8 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPlacement = new GentableKeys(new string[] { "HpAfter", "Lane", "Rank", "Scenario", "Side", "Unit" }, new bool[] { true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPlacement;
 
         internal static Placement ReadPlacement(GentableReader r)
         {
@@ -126,7 +127,7 @@ namespace Northwall.GameConfig
             Rank f3 = default(Rank);
             string f4 = default(string);
             byte f5 = default(byte);
-            r.BeginObject(KeysPlacement);
+            r.BeginObject(KeysPlacement ?? GentableKeys.Once(ref KeysPlacement, new string[] { "HpAfter", "Lane", "Rank", "Scenario", "Side", "Unit" }, new bool[] { true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -69,7 +69,7 @@ namespace WarChest.GameConfig
     /// <summary>The rows of table Action, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ActionTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ActionId, Action> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Action> All { get; }
@@ -82,25 +82,25 @@ namespace WarChest.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Action>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Action>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ActionId, Action>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Action" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey((int)row.Id)) throw new GentableDataException("Action" + ": duplicate primary key " + row.Key);
+                this.byKey.Add((int)row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Action Get(ActionId key)
         {
-            Action row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue((int)key.Value, out row)) return (Action)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Action" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ActionId key, out Action row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ActionId key, out Action row) { object found; bool has = this.byKey.TryGetValue((int)key.Value, out found); row = (Action)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Action Get(ActionKind id) { return this.Get(new ActionId(id)); }
@@ -111,14 +111,15 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysAction = new GentableKeys(new string[] { "FaceUp", "Id", "Target" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysAction;
 
         internal static Action ReadAction(GentableReader r)
         {
             ActionKind f0 = default(ActionKind);
             bool f1 = default(bool);
             global::System.Collections.Generic.IReadOnlyList<Condition> f2 = default(global::System.Collections.Generic.IReadOnlyList<Condition>);
-            r.BeginObject(KeysAction);
+            r.BeginObject(KeysAction ?? GentableKeys.Once(ref KeysAction, new string[] { "FaceUp", "Id", "Target" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

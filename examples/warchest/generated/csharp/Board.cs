@@ -28,13 +28,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysBoard = new GentableKeys(new string[] { "ControlPoints", "Radius" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysBoard;
 
         internal static Board ReadBoard(GentableReader r)
         {
             byte f0 = default(byte);
             global::System.Collections.Generic.IReadOnlyList<Hex> f1 = default(global::System.Collections.Generic.IReadOnlyList<Hex>);
-            r.BeginObject(KeysBoard);
+            r.BeginObject(KeysBoard ?? GentableKeys.Once(ref KeysBoard, new string[] { "ControlPoints", "Radius" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

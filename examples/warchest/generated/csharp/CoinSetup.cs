@@ -52,7 +52,8 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCoinSetup = new GentableKeys(new string[] { "BagCoinsPerUnit", "HandSize", "InitiativeOncePerRound", "RefillFrom", "RoyalCoins", "SupplyCoinsPerUnit" }, new bool[] { true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCoinSetup;
 
         internal static CoinSetup ReadCoinSetup(GentableReader r)
         {
@@ -62,7 +63,7 @@ namespace WarChest.GameConfig
             byte f3 = default(byte);
             Zone f4 = default(Zone);
             bool f5 = default(bool);
-            r.BeginObject(KeysCoinSetup);
+            r.BeginObject(KeysCoinSetup ?? GentableKeys.Once(ref KeysCoinSetup, new string[] { "BagCoinsPerUnit", "HandSize", "InitiativeOncePerRound", "RefillFrom", "RoyalCoins", "SupplyCoinsPerUnit" }, new bool[] { true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -26,13 +26,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCondition = new GentableKeys(new string[] { "n", "test" }, new bool[] { false, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCondition;
 
         internal static Condition ReadCondition(GentableReader r)
         {
             Primitive f0 = default(Primitive);
             byte? f1 = default(byte?);
-            r.BeginObject(KeysCondition);
+            r.BeginObject(KeysCondition ?? GentableKeys.Once(ref KeysCondition, new string[] { "n", "test" }, new bool[] { false, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -84,7 +84,7 @@ namespace WarChest.GameConfig
     /// <summary>The rows of table Direction, sorted by primary key, with lookup by key.</summary>
     public sealed partial class DirectionTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<DirectionId, Direction> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Direction> All { get; }
@@ -97,25 +97,25 @@ namespace WarChest.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Direction>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Direction>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<DirectionId, Direction>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Direction" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Direction" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Direction Get(DirectionId key)
         {
-            Direction row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Direction)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Direction" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(DirectionId key, out Direction row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(DirectionId key, out Direction row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Direction)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Direction Get(string id) { return this.Get(new DirectionId(id)); }
@@ -126,14 +126,15 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDirection = new GentableKeys(new string[] { "Id", "Opposite", "Vector" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDirection;
 
         internal static Direction ReadDirection(GentableReader r)
         {
             string f0 = default(string);
             Hex f1 = default(Hex);
             string f2 = default(string);
-            r.BeginObject(KeysDirection);
+            r.BeginObject(KeysDirection ?? GentableKeys.Once(ref KeysDirection, new string[] { "Id", "Opposite", "Vector" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

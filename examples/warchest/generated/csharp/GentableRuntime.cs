@@ -74,6 +74,13 @@ namespace WarChest.GameConfig
             }
         }
 
+        /// <summary>The keys in <paramref name="slot"/>, made from <paramref name="names"/> and <paramref name="required"/> if it is still null (thread-safe: one instance wins).</summary>
+        internal static GentableKeys Once(ref GentableKeys slot, string[] names, bool[] required)
+        {
+            global::System.Threading.Interlocked.CompareExchange(ref slot, new GentableKeys(names, required), null);
+            return slot;
+        }
+
         /// <summary>The index of the name whose canonical bytes are <c>b[start..start+len)</c>, trying <paramref name="hint"/> first; -1 if none.</summary>
         internal int Find(byte[] b, int start, int len, int hint)
         {
@@ -1236,6 +1243,8 @@ namespace WarChest.GameConfig
     internal sealed class GentableBinary
     {
         private const int HeaderSize = 152;
+        /// <summary>Codes of up to this many bits decode with one table look-up (2 × 2^FastBits entries).</summary>
+        private const int FastBits = 11;
         private static uint[] crcTable;
         private readonly byte[] b;
         private readonly string file;
@@ -1272,22 +1281,32 @@ namespace WarChest.GameConfig
             return GentableDataException.Of(this.file, this.table, this.file + ": " + detail, null);
         }
 
+        /// <summary>CRC-32 (ISO-HDLC, as zlib and PNG: reflected polynomial 0xEDB88320) of the bytes from <paramref name="from"/> on, eight bytes at a time (slicing-by-8: table s maps a byte followed by s zero bytes).</summary>
         private static uint Crc32(byte[] b, int from)
         {
             uint[] t = crcTable;
             if (t == null)
             {
-                t = new uint[256];
+                t = new uint[8 * 256];
                 for (uint n = 0; n < 256; n++)
                 {
                     uint c = n;
                     for (int k = 0; k < 8; k++) c = (c & 1) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
                     t[n] = c;
                 }
+                for (int n = 256; n < 8 * 256; n++) t[n] = (t[n - 256] >> 8) ^ t[(int)(t[n - 256] & 0xFF)];
                 crcTable = t;
             }
             uint crc = 0xFFFFFFFFu;
-            for (int i = from; i < b.Length; i++) crc = t[(crc ^ b[i]) & 0xFF] ^ (crc >> 8);
+            int i = from, end8 = from + ((b.Length - from) & ~7);
+            for (; i < end8; i += 8)
+            {
+                uint lo = (uint)(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | b[i + 3] << 24) ^ crc;
+                uint hi = (uint)(b[i + 4] | b[i + 5] << 8 | b[i + 6] << 16 | b[i + 7] << 24);
+                crc = t[1792 + (int)(lo & 0xFF)] ^ t[1536 + (int)((lo >> 8) & 0xFF)] ^ t[1280 + (int)((lo >> 16) & 0xFF)] ^ t[1024 + (int)(lo >> 24)]
+                    ^ t[768 + (int)(hi & 0xFF)] ^ t[512 + (int)((hi >> 8) & 0xFF)] ^ t[256 + (int)((hi >> 16) & 0xFF)] ^ t[(int)(hi >> 24)];
+            }
+            for (; i < b.Length; i++) crc = t[(int)((crc ^ b[i]) & 0xFF)] ^ (crc >> 8);
             return crc ^ 0xFFFFFFFFu;
         }
 
@@ -1331,7 +1350,8 @@ namespace WarChest.GameConfig
             if (count > b.Length - this.pos) throw this.Error("the string table's count exceeds the file");
             var lengths = new int[count];
             long total = 0;
-            for (int i = 0; i < count; i++) { lengths[i] = this.Length(); total += lengths[i]; }
+            int longest = 0;
+            for (int i = 0; i < count; i++) { int n = lengths[i] = this.Length(); total += n; if (n > longest) longest = n; }
             int k = this.Length();
             if (k > (b.Length - this.pos) / 3) throw this.Error("the string table's character count exceeds the file");
             var symbols = new int[k];
@@ -1356,7 +1376,9 @@ namespace WarChest.GameConfig
                 perLen[(i / k) * 25 + l]++;
             }
             var order = new int[2 * k];
-            var fast = new int[2048];
+            // Codes of up to FastBits bits decode with one look-up of the next FastBits bits: entry = code point << 5 | length
+            // (0: a longer code).
+            var fast = new int[2 << FastBits];
             for (int ctx = 0; ctx < 2; ctx++)
             {
                 long left = 1;
@@ -1372,13 +1394,12 @@ namespace WarChest.GameConfig
                     int l = b[this.pos + ctx * k + i];
                     if (l > 0) order[slot[l]++] = symbols[i];
                 }
-                // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
-                for (int l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1)
+                for (int l = 1, code = 0, j = ctx * k; l <= FastBits; l++, code <<= 1)
                 {
                     for (int n = perLen[ctx * 25 + l]; n > 0; n--, j++, code++)
                     {
-                        int shift = 10 - l;
-                        for (int f = code << shift, to = (code + 1) << shift; f < to; f++) fast[ctx * 1024 + f] = (j << 5) | l;
+                        int shift = FastBits - l;
+                        for (int f = code << shift, to = (code + 1) << shift; f < to; f++) fast[(ctx << FastBits) + f] = (order[j] << 5) | l;
                     }
                 }
             }
@@ -1387,38 +1408,47 @@ namespace WarChest.GameConfig
             if (nbytes > b.Length - this.pos) throw this.Error("the data ends inside the string table");
             if (total > (long)nbytes * 8) throw this.Error("the string table's characters cannot be coded in its bytes");
             int start = this.pos, end = start + nbytes;
-            long bit = (long)start * 8, endBit = (long)end * 8;
-            var chars = new char[total * 2];
-            int used = 0;
+            long endBit = (long)end * 8;
+            var chars = new char[(long)longest * 2];
             this.strings = new string[count];
+            // The next bits, most significant first: acc holds avail bits from before byte index next (zeros past the table).
+            ulong acc = 0;
+            int avail = 0, next = start;
+            long bit = (long)start * 8;
             for (int s = 0; s < count; s++)
             {
-                int from = used;
+                int used = 0;
                 // Context 0 at a string's start and after a non-ASCII character, 1 after an ASCII one.
                 int ctx = 0;
                 for (int n = lengths[s]; n > 0; n--)
                 {
-                    int at = (int)(bit >> 3);
-                    int w = (at < b.Length ? b[at] << 16 : 0) | (at + 1 < b.Length ? b[at + 1] << 8 : 0) | (at + 2 < b.Length ? b[at + 2] : 0);
-                    int e = fast[(ctx << 10) | ((w >> (14 - (int)(bit & 7))) & 1023)];
-                    int cp;
+                    if (avail < 24)
+                    {
+                        while (avail <= 56) { acc |= (ulong)(next < end ? b[next] : 0) << (56 - avail); next++; avail += 8; }
+                    }
+                    int e = fast[(ctx << FastBits) | (int)(acc >> (64 - FastBits))];
+                    int cp, len;
                     if (e != 0)
                     {
-                        bit += e & 31;
-                        cp = order[ctx * k + (e >> 5)];
+                        len = e & 31;
+                        cp = e >> 5;
                     }
                     else
                     {
                         // A longer code: one bit at a time (canonical decoding: codes of each length are consecutive).
-                        int code = 0, first = 0, index = ctx * k, len = 1;
+                        int code = 0, first = 0, index = ctx * k;
+                        len = 1;
                         while (true)
                         {
-                            if (bit >= endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
-                            code |= (b[(int)(bit >> 3)] >> (7 - (int)(bit & 7))) & 1;
-                            bit++;
+                            code |= (int)(acc >> (64 - len)) & 1;
                             int c = perLen[ctx * 25 + len];
                             if ((uint)(code - first) < (uint)c) break;
-                            if (len == 24) { this.pos = (int)(bit >> 3); throw this.Error("an invalid code in the string table"); }
+                            if (len == 24)
+                            {
+                                this.pos = (int)((bit + len) >> 3);
+                                if (bit + len > endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
+                                throw this.Error("an invalid code in the string table");
+                            }
                             index += c;
                             first = (first + c) << 1;
                             code <<= 1;
@@ -1426,12 +1456,15 @@ namespace WarChest.GameConfig
                         }
                         cp = order[index + code - first];
                     }
-                    if (bit > endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
+                    acc <<= len;
+                    avail -= len;
+                    bit += len;
                     ctx = cp < 0x80 ? 1 : 0;
                     if (cp < 0x10000) chars[used++] = (char)cp;
                     else { cp -= 0x10000; chars[used++] = (char)(0xD800 + (cp >> 10)); chars[used++] = (char)(0xDC00 + (cp & 0x3FF)); }
                 }
-                this.strings[s] = new string(chars, from, used - from);
+                if (bit > endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
+                this.strings[s] = new string(chars, 0, used);
             }
             long consumed = bit - (long)start * 8;
             if ((consumed + 7) / 8 != nbytes || (consumed % 8 != 0 && (b[end - 1] & (0xFF >> (int)(consumed % 8))) != 0)) throw this.Error("the string table's coded characters do not end in their last byte");

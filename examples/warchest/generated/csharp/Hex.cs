@@ -26,13 +26,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysHex = new GentableKeys(new string[] { "q", "r" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysHex;
 
         internal static Hex ReadHex(GentableReader r)
         {
             sbyte f0 = default(sbyte);
             sbyte f1 = default(sbyte);
-            r.BeginObject(KeysHex);
+            r.BeginObject(KeysHex ?? GentableKeys.Once(ref KeysHex, new string[] { "q", "r" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -94,7 +94,7 @@ namespace WarChest.GameConfig
     /// <summary>The rows of table Scenario, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ScenarioTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ScenarioId, Scenario> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Scenario> All { get; }
@@ -107,25 +107,25 @@ namespace WarChest.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Scenario>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Scenario>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ScenarioId, Scenario>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Scenario" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Scenario" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Scenario Get(ScenarioId key)
         {
-            Scenario row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Scenario)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Scenario" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ScenarioId key, out Scenario row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ScenarioId key, out Scenario row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Scenario)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Scenario Get(string id) { return this.Get(new ScenarioId(id)); }
@@ -136,7 +136,8 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysScenario = new GentableKeys(new string[] { "Focus", "FriendlyControls", "Id", "Pieces", "Title" }, new bool[] { true, false, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysScenario;
 
         internal static Scenario ReadScenario(GentableReader r)
         {
@@ -145,7 +146,7 @@ namespace WarChest.GameConfig
             Hex f2 = default(Hex);
             global::System.Collections.Generic.IReadOnlyList<Hex> f3 = default(global::System.Collections.Generic.IReadOnlyList<Hex>);
             global::System.Collections.Generic.IReadOnlyList<ScenarioPiece> f4 = default(global::System.Collections.Generic.IReadOnlyList<ScenarioPiece>);
-            r.BeginObject(KeysScenario);
+            r.BeginObject(KeysScenario ?? GentableKeys.Once(ref KeysScenario, new string[] { "Focus", "FriendlyControls", "Id", "Pieces", "Title" }, new bool[] { true, false, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

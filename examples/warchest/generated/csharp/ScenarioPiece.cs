@@ -53,7 +53,8 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysScenarioPiece = new GentableKeys(new string[] { "at", "side", "strength", "unit" }, new bool[] { true, true, false, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysScenarioPiece;
 
         internal static ScenarioPiece ReadScenarioPiece(GentableReader r)
         {
@@ -61,7 +62,7 @@ namespace WarChest.GameConfig
             Side f1 = default(Side);
             string f2 = default(string);
             byte? f3 = default(byte?);
-            r.BeginObject(KeysScenarioPiece);
+            r.BeginObject(KeysScenarioPiece ?? GentableKeys.Once(ref KeysScenarioPiece, new string[] { "at", "side", "strength", "unit" }, new bool[] { true, true, false, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -87,7 +87,7 @@ namespace WarChest.GameConfig
     /// <summary>The rows of table Tactic, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TacticTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TacticId, Tactic> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Tactic> All { get; }
@@ -100,25 +100,25 @@ namespace WarChest.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Tactic>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Tactic>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TacticId, Tactic>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Tactic" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Tactic" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Tactic Get(TacticId key)
         {
-            Tactic row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Tactic)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Tactic" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TacticId key, out Tactic row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TacticId key, out Tactic row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Tactic)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Tactic Get(string id) { return this.Get(new TacticId(id)); }
@@ -129,7 +129,8 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTactic = new GentableKeys(new string[] { "Grants", "Id", "Kind", "MoveSteps", "Target", "Then" }, new bool[] { false, true, true, false, true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTactic;
 
         internal static Tactic ReadTactic(GentableReader r)
         {
@@ -139,7 +140,7 @@ namespace WarChest.GameConfig
             byte? f3 = default(byte?);
             global::System.Collections.Generic.IReadOnlyList<Condition> f4 = default(global::System.Collections.Generic.IReadOnlyList<Condition>);
             global::System.Collections.Generic.IReadOnlyList<ActionKind> f5 = default(global::System.Collections.Generic.IReadOnlyList<ActionKind>);
-            r.BeginObject(KeysTactic);
+            r.BeginObject(KeysTactic ?? GentableKeys.Once(ref KeysTactic, new string[] { "Grants", "Id", "Kind", "MoveSteps", "Target", "Then" }, new bool[] { false, true, true, false, true, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

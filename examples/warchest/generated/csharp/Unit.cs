@@ -149,8 +149,8 @@ namespace WarChest.GameConfig
     /// <summary>The rows of table Unit, sorted by primary key, with lookup by key.</summary>
     public sealed partial class UnitTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<UnitId, Unit> byKey;
-        private readonly global::System.Collections.Generic.Dictionary<string, Unit> byName;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Unit> All { get; }
@@ -163,33 +163,33 @@ namespace WarChest.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Unit>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Unit>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<UnitId, Unit>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Unit" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Unit" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
-            this.byName = new global::System.Collections.Generic.Dictionary<string, Unit>(list.Count);
+            this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Unit" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
-        public bool TryGetByName(string name, out Unit found) { return this.byName.TryGetValue(name, out found); }
+        public bool TryGetByName(string name, out Unit found) { object row; bool has = this.byName.TryGetValue(name, out row); found = (Unit)row; return has; }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public Unit GetByName(string name) { Unit found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Unit" + " has no row with Name " + name); }
+        public Unit GetByName(string name) { object row; if (this.byName.TryGetValue(name, out row)) return (Unit)row; throw new global::System.Collections.Generic.KeyNotFoundException("Unit" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Unit Get(UnitId key)
         {
-            Unit row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Unit)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Unit" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(UnitId key, out Unit row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(UnitId key, out Unit row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Unit)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Unit Get(string id) { return this.Get(new UnitId(id)); }
@@ -200,7 +200,8 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUnit = new GentableKeys(new string[] { "AttackFollowUp", "AttackerMinStrength", "CounterDamage", "Deploy", "DeployLimit", "Id", "Name", "NormalAttack", "NormalMove", "RecruitBonus", "RoyalCoinActs", "RoyalCoinBolsters", "Tactic" }, new bool[] { true, false, true, true, true, true, true, true, true, true, true, true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUnit;
 
         internal static Unit ReadUnit(GentableReader r)
         {
@@ -217,7 +218,7 @@ namespace WarChest.GameConfig
             bool f10 = default(bool);
             bool f11 = default(bool);
             global::System.Collections.Generic.IReadOnlyList<ActionKind> f12 = default(global::System.Collections.Generic.IReadOnlyList<ActionKind>);
-            r.BeginObject(KeysUnit);
+            r.BeginObject(KeysUnit ?? GentableKeys.Once(ref KeysUnit, new string[] { "AttackFollowUp", "AttackerMinStrength", "CounterDamage", "Deploy", "DeployLimit", "Id", "Name", "NormalAttack", "NormalMove", "RecruitBonus", "RoyalCoinActs", "RoyalCoinBolsters", "Tactic" }, new bool[] { true, false, true, true, true, true, true, true, true, true, true, true, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

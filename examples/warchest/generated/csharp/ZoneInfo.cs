@@ -69,7 +69,7 @@ namespace WarChest.GameConfig
     /// <summary>The rows of table ZoneInfo, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ZoneInfoTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ZoneInfoId, ZoneInfo> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<ZoneInfo> All { get; }
@@ -82,25 +82,25 @@ namespace WarChest.GameConfig
         {
             var list = new global::System.Collections.Generic.List<ZoneInfo>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<ZoneInfo>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ZoneInfoId, ZoneInfo>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("ZoneInfo" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey((int)row.Id)) throw new GentableDataException("ZoneInfo" + ": duplicate primary key " + row.Key);
+                this.byKey.Add((int)row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ZoneInfo Get(ZoneInfoId key)
         {
-            ZoneInfo row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue((int)key.Value, out row)) return (ZoneInfo)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("ZoneInfo" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ZoneInfoId key, out ZoneInfo row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ZoneInfoId key, out ZoneInfo row) { object found; bool has = this.byKey.TryGetValue((int)key.Value, out found); row = (ZoneInfo)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ZoneInfo Get(Zone id) { return this.Get(new ZoneInfoId(id)); }
@@ -111,14 +111,15 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysZoneInfo = new GentableKeys(new string[] { "Hidden", "Id", "Name" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysZoneInfo;
 
         internal static ZoneInfo ReadZoneInfo(GentableReader r)
         {
             Zone f0 = default(Zone);
             string f1 = default(string);
             bool f2 = default(bool);
-            r.BeginObject(KeysZoneInfo);
+            r.BeginObject(KeysZoneInfo ?? GentableKeys.Once(ref KeysZoneInfo, new string[] { "Hidden", "Id", "Name" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

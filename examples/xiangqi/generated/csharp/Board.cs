@@ -40,7 +40,8 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysBoard = new GentableKeys(new string[] { "Columns", "GeneralsMayFace", "PalaceColumns", "Rows" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysBoard;
 
         internal static Board ReadBoard(GentableReader r)
         {
@@ -48,7 +49,7 @@ namespace Xiangqi.GameConfig
             byte f1 = default(byte);
             Span f2 = default(Span);
             bool f3 = default(bool);
-            r.BeginObject(KeysBoard);
+            r.BeginObject(KeysBoard ?? GentableKeys.Once(ref KeysBoard, new string[] { "Columns", "GeneralsMayFace", "PalaceColumns", "Rows" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

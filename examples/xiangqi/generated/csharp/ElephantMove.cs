@@ -69,7 +69,7 @@ namespace Xiangqi.GameConfig
     /// <summary>The rows of table ElephantMove, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ElephantMoveTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ElephantMoveId, ElephantMove> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<ElephantMove> All { get; }
@@ -82,25 +82,25 @@ namespace Xiangqi.GameConfig
         {
             var list = new global::System.Collections.Generic.List<ElephantMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<ElephantMove>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ElephantMoveId, ElephantMove>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("ElephantMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("ElephantMove" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ElephantMove Get(ElephantMoveId key)
         {
-            ElephantMove row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (ElephantMove)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("ElephantMove" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ElephantMoveId key, out ElephantMove row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ElephantMoveId key, out ElephantMove row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (ElephantMove)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ElephantMove Get(byte id) { return this.Get(new ElephantMoveId(id)); }
@@ -111,14 +111,15 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysElephantMove = new GentableKeys(new string[] { "Eye", "Id", "To" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysElephantMove;
 
         internal static ElephantMove ReadElephantMove(GentableReader r)
         {
             byte f0 = default(byte);
             Offset f1 = default(Offset);
             Offset f2 = default(Offset);
-            r.BeginObject(KeysElephantMove);
+            r.BeginObject(KeysElephantMove ?? GentableKeys.Once(ref KeysElephantMove, new string[] { "Eye", "Id", "To" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

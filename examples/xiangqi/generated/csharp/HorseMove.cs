@@ -69,7 +69,7 @@ namespace Xiangqi.GameConfig
     /// <summary>The rows of table HorseMove, sorted by primary key, with lookup by key.</summary>
     public sealed partial class HorseMoveTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<HorseMoveId, HorseMove> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<HorseMove> All { get; }
@@ -82,25 +82,25 @@ namespace Xiangqi.GameConfig
         {
             var list = new global::System.Collections.Generic.List<HorseMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<HorseMove>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<HorseMoveId, HorseMove>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("HorseMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("HorseMove" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public HorseMove Get(HorseMoveId key)
         {
-            HorseMove row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (HorseMove)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("HorseMove" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(HorseMoveId key, out HorseMove row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(HorseMoveId key, out HorseMove row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (HorseMove)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public HorseMove Get(byte id) { return this.Get(new HorseMoveId(id)); }
@@ -111,14 +111,15 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysHorseMove = new GentableKeys(new string[] { "Id", "Leg", "To" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysHorseMove;
 
         internal static HorseMove ReadHorseMove(GentableReader r)
         {
             byte f0 = default(byte);
             Offset f1 = default(Offset);
             Offset f2 = default(Offset);
-            r.BeginObject(KeysHorseMove);
+            r.BeginObject(KeysHorseMove ?? GentableKeys.Once(ref KeysHorseMove, new string[] { "Id", "Leg", "To" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

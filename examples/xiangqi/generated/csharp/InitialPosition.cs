@@ -78,7 +78,8 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysInitialPosition = new GentableKeys(new string[] { "Column", "Piece", "Row", "Side" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysInitialPosition;
 
         internal static InitialPosition ReadInitialPosition(GentableReader r)
         {
@@ -86,7 +87,7 @@ namespace Xiangqi.GameConfig
             string f1 = default(string);
             byte f2 = default(byte);
             byte f3 = default(byte);
-            r.BeginObject(KeysInitialPosition);
+            r.BeginObject(KeysInitialPosition ?? GentableKeys.Once(ref KeysInitialPosition, new string[] { "Column", "Piece", "Row", "Side" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

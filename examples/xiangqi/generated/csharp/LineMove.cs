@@ -96,7 +96,7 @@ namespace Xiangqi.GameConfig
     /// <summary>The rows of table LineMove, sorted by primary key, with lookup by key.</summary>
     public sealed partial class LineMoveTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<LineMoveId, LineMove> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<LineMove> All { get; }
@@ -109,25 +109,25 @@ namespace Xiangqi.GameConfig
         {
             var list = new global::System.Collections.Generic.List<LineMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<LineMove>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<LineMoveId, LineMove>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("LineMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Piece)) throw new GentableDataException("LineMove" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Piece, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public LineMove Get(LineMoveId key)
         {
-            LineMove row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (LineMove)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("LineMove" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(LineMoveId key, out LineMove row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(LineMoveId key, out LineMove row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (LineMove)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public LineMove Get(string piece) { return this.Get(new LineMoveId(piece)); }
@@ -138,7 +138,8 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLineMove = new GentableKeys(new string[] { "Directions", "LandBeyondScreen", "Piece", "QuietUntilFirstPiece", "ScreensToCapture" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLineMove;
 
         internal static LineMove ReadLineMove(GentableReader r)
         {
@@ -147,7 +148,7 @@ namespace Xiangqi.GameConfig
             bool f2 = default(bool);
             byte f3 = default(byte);
             bool f4 = default(bool);
-            r.BeginObject(KeysLineMove);
+            r.BeginObject(KeysLineMove ?? GentableKeys.Once(ref KeysLineMove, new string[] { "Directions", "LandBeyondScreen", "Piece", "QuietUntilFirstPiece", "ScreensToCapture" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -26,13 +26,14 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysOffset = new GentableKeys(new string[] { "dc", "dr" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysOffset;
 
         internal static Offset ReadOffset(GentableReader r)
         {
             sbyte f0 = default(sbyte);
             sbyte f1 = default(sbyte);
-            r.BeginObject(KeysOffset);
+            r.BeginObject(KeysOffset ?? GentableKeys.Once(ref KeysOffset, new string[] { "dc", "dr" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -93,10 +93,10 @@ namespace Xiangqi.GameConfig
     /// <summary>The rows of table Piece, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PieceTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PieceId, Piece> byKey;
-        private readonly global::System.Collections.Generic.Dictionary<string, Piece> byLetter;
-        private readonly global::System.Collections.Generic.Dictionary<string, Piece> byRedName;
-        private readonly global::System.Collections.Generic.Dictionary<string, Piece> byBlackName;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byLetter;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byRedName;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byBlackName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Piece> All { get; }
@@ -109,49 +109,49 @@ namespace Xiangqi.GameConfig
         {
             var list = new global::System.Collections.Generic.List<Piece>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Piece>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PieceId, Piece>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Piece" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Piece" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
-            this.byLetter = new global::System.Collections.Generic.Dictionary<string, Piece>(list.Count);
+            this.byLetter = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byLetter.ContainsKey(row.Letter)) throw new GentableDataException("Piece" + ": duplicate unique key Letter " + row.Letter); this.byLetter.Add(row.Letter, row); }
-            this.byRedName = new global::System.Collections.Generic.Dictionary<string, Piece>(list.Count);
+            this.byRedName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byRedName.ContainsKey(row.RedName)) throw new GentableDataException("Piece" + ": duplicate unique key RedName " + row.RedName); this.byRedName.Add(row.RedName, row); }
-            this.byBlackName = new global::System.Collections.Generic.Dictionary<string, Piece>(list.Count);
+            this.byBlackName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byBlackName.ContainsKey(row.BlackName)) throw new GentableDataException("Piece" + ": duplicate unique key BlackName " + row.BlackName); this.byBlackName.Add(row.BlackName, row); }
         }
 
         /// <summary>The row whose Letter (a unique key) is <paramref name="letter"/>, if there is one.</summary>
-        public bool TryGetByLetter(string letter, out Piece found) { return this.byLetter.TryGetValue(letter, out found); }
+        public bool TryGetByLetter(string letter, out Piece found) { object row; bool has = this.byLetter.TryGetValue(letter, out row); found = (Piece)row; return has; }
 
         /// <summary>The row whose Letter (a unique key) is <paramref name="letter"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public Piece GetByLetter(string letter) { Piece found; if (this.byLetter.TryGetValue(letter, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with Letter " + letter); }
+        public Piece GetByLetter(string letter) { object row; if (this.byLetter.TryGetValue(letter, out row)) return (Piece)row; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with Letter " + letter); }
 
         /// <summary>The row whose RedName (a unique key) is <paramref name="redName"/>, if there is one.</summary>
-        public bool TryGetByRedName(string redName, out Piece found) { return this.byRedName.TryGetValue(redName, out found); }
+        public bool TryGetByRedName(string redName, out Piece found) { object row; bool has = this.byRedName.TryGetValue(redName, out row); found = (Piece)row; return has; }
 
         /// <summary>The row whose RedName (a unique key) is <paramref name="redName"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public Piece GetByRedName(string redName) { Piece found; if (this.byRedName.TryGetValue(redName, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with RedName " + redName); }
+        public Piece GetByRedName(string redName) { object row; if (this.byRedName.TryGetValue(redName, out row)) return (Piece)row; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with RedName " + redName); }
 
         /// <summary>The row whose BlackName (a unique key) is <paramref name="blackName"/>, if there is one.</summary>
-        public bool TryGetByBlackName(string blackName, out Piece found) { return this.byBlackName.TryGetValue(blackName, out found); }
+        public bool TryGetByBlackName(string blackName, out Piece found) { object row; bool has = this.byBlackName.TryGetValue(blackName, out row); found = (Piece)row; return has; }
 
         /// <summary>The row whose BlackName (a unique key) is <paramref name="blackName"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public Piece GetByBlackName(string blackName) { Piece found; if (this.byBlackName.TryGetValue(blackName, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with BlackName " + blackName); }
+        public Piece GetByBlackName(string blackName) { object row; if (this.byBlackName.TryGetValue(blackName, out row)) return (Piece)row; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with BlackName " + blackName); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Piece Get(PieceId key)
         {
-            Piece row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Piece)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PieceId key, out Piece row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PieceId key, out Piece row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Piece)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Piece Get(string id) { return this.Get(new PieceId(id)); }
@@ -162,7 +162,8 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPiece = new GentableKeys(new string[] { "BlackName", "Id", "Letter", "Movement", "PerSide", "RedName", "Region" }, new bool[] { true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPiece;
 
         internal static Piece ReadPiece(GentableReader r)
         {
@@ -173,7 +174,7 @@ namespace Xiangqi.GameConfig
             byte f4 = default(byte);
             Movement f5 = default(Movement);
             Region f6 = default(Region);
-            r.BeginObject(KeysPiece);
+            r.BeginObject(KeysPiece ?? GentableKeys.Once(ref KeysPiece, new string[] { "BlackName", "Id", "Letter", "Movement", "PerSide", "RedName", "Region" }, new bool[] { true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

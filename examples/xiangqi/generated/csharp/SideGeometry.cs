@@ -87,7 +87,7 @@ namespace Xiangqi.GameConfig
     /// <summary>The rows of table SideGeometry, sorted by primary key, with lookup by key.</summary>
     public sealed partial class SideGeometryTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<SideGeometryId, SideGeometry> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<SideGeometry> All { get; }
@@ -100,25 +100,25 @@ namespace Xiangqi.GameConfig
         {
             var list = new global::System.Collections.Generic.List<SideGeometry>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<SideGeometry>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<SideGeometryId, SideGeometry>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("SideGeometry" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey((int)row.Id)) throw new GentableDataException("SideGeometry" + ": duplicate primary key " + row.Key);
+                this.byKey.Add((int)row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public SideGeometry Get(SideGeometryId key)
         {
-            SideGeometry row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue((int)key.Value, out row)) return (SideGeometry)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("SideGeometry" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(SideGeometryId key, out SideGeometry row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(SideGeometryId key, out SideGeometry row) { object found; bool has = this.byKey.TryGetValue((int)key.Value, out found); row = (SideGeometry)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public SideGeometry Get(Side id) { return this.Get(new SideGeometryId(id)); }
@@ -129,7 +129,8 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSideGeometry = new GentableKeys(new string[] { "BackRank", "Forward", "Id", "MovesFirst", "OwnHalf", "PalaceRows" }, new bool[] { true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSideGeometry;
 
         internal static SideGeometry ReadSideGeometry(GentableReader r)
         {
@@ -139,7 +140,7 @@ namespace Xiangqi.GameConfig
             byte f3 = default(byte);
             sbyte f4 = default(sbyte);
             bool f5 = default(bool);
-            r.BeginObject(KeysSideGeometry);
+            r.BeginObject(KeysSideGeometry ?? GentableKeys.Once(ref KeysSideGeometry, new string[] { "BackRank", "Forward", "Id", "MovesFirst", "OwnHalf", "PalaceRows" }, new bool[] { true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -26,13 +26,14 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSpan = new GentableKeys(new string[] { "max", "min" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSpan;
 
         internal static Span ReadSpan(GentableReader r)
         {
             byte f0 = default(byte);
             byte f1 = default(byte);
-            r.BeginObject(KeysSpan);
+            r.BeginObject(KeysSpan ?? GentableKeys.Once(ref KeysSpan, new string[] { "max", "min" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -90,7 +90,7 @@ namespace Xiangqi.GameConfig
     /// <summary>The rows of table StepMove, sorted by primary key, with lookup by key.</summary>
     public sealed partial class StepMoveTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<StepMoveId, StepMove> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<StepMove> All { get; }
@@ -103,25 +103,25 @@ namespace Xiangqi.GameConfig
         {
             var list = new global::System.Collections.Generic.List<StepMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<StepMove>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<StepMoveId, StepMove>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("StepMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("StepMove" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public StepMove Get(StepMoveId key)
         {
-            StepMove row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (StepMove)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("StepMove" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(StepMoveId key, out StepMove row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(StepMoveId key, out StepMove row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (StepMove)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public StepMove Get(string id) { return this.Get(new StepMoveId(id)); }
@@ -132,7 +132,8 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysStepMove = new GentableKeys(new string[] { "Id", "Offset", "Piece", "When" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysStepMove;
 
         internal static StepMove ReadStepMove(GentableReader r)
         {
@@ -140,7 +141,7 @@ namespace Xiangqi.GameConfig
             string f1 = default(string);
             Offset f2 = default(Offset);
             StepCondition f3 = default(StepCondition);
-            r.BeginObject(KeysStepMove);
+            r.BeginObject(KeysStepMove ?? GentableKeys.Once(ref KeysStepMove, new string[] { "Id", "Offset", "Piece", "When" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

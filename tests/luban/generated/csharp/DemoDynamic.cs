@@ -92,13 +92,17 @@ namespace cfg
 
         private static readonly GentableKeys KindsDemoDynamic = new GentableKeys(new string[] { "DemoD2", "DemoE1", "test.login.RoleInfo", "DemoD5" }, null);
 
-        private static readonly GentableKeys KeysDemoDynamic_0 = new GentableKeys(new string[] { "$type", "x1", "x2" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDemoDynamic_0;
 
-        private static readonly GentableKeys KeysDemoDynamic_1 = new GentableKeys(new string[] { "$type", "x1", "x3", "x4" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDemoDynamic_1;
 
-        private static readonly GentableKeys KeysDemoDynamic_2 = new GentableKeys(new string[] { "$type", "role_id", "x1", "x3" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDemoDynamic_2;
 
-        private static readonly GentableKeys KeysDemoDynamic_3 = new GentableKeys(new string[] { "$type", "time", "x1" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDemoDynamic_3;
 
         internal static DemoDynamic ReadDemoDynamic(GentableReader r)
         {
@@ -108,7 +112,7 @@ namespace cfg
                 {
                     int f0 = default(int);
                     int f1 = default(int);
-                    r.BeginObject(KeysDemoDynamic_0);
+                    r.BeginObject(KeysDemoDynamic_0 ?? GentableKeys.Once(ref KeysDemoDynamic_0, new string[] { "$type", "x1", "x2" }, new bool[] { true, true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -125,7 +129,7 @@ namespace cfg
                     int f0 = default(int);
                     int f1 = default(int);
                     int f2 = default(int);
-                    r.BeginObject(KeysDemoDynamic_1);
+                    r.BeginObject(KeysDemoDynamic_1 ?? GentableKeys.Once(ref KeysDemoDynamic_1, new string[] { "$type", "x1", "x3", "x4" }, new bool[] { true, true, true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -143,7 +147,7 @@ namespace cfg
                     int f0 = default(int);
                     int f1 = default(int);
                     long f2 = default(long);
-                    r.BeginObject(KeysDemoDynamic_2);
+                    r.BeginObject(KeysDemoDynamic_2 ?? GentableKeys.Once(ref KeysDemoDynamic_2, new string[] { "$type", "role_id", "x1", "x3" }, new bool[] { true, true, true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -160,7 +164,7 @@ namespace cfg
                 {
                     int f0 = default(int);
                     TestDateTimeRange f1 = default(TestDateTimeRange);
-                    r.BeginObject(KeysDemoDynamic_3);
+                    r.BeginObject(KeysDemoDynamic_3 ?? GentableKeys.Once(ref KeysDemoDynamic_3, new string[] { "$type", "time", "x1" }, new bool[] { true, true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)

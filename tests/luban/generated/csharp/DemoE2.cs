@@ -17,13 +17,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDemoE2 = new GentableKeys(new string[] { "y1", "y2" }, new bool[] { false, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDemoE2;
 
         internal static DemoE2 ReadDemoE2(GentableReader r)
         {
             int? f0 = default(int?);
             bool f1 = default(bool);
-            r.BeginObject(KeysDemoE2);
+            r.BeginObject(KeysDemoE2 ?? GentableKeys.Once(ref KeysDemoE2, new string[] { "y1", "y2" }, new bool[] { false, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

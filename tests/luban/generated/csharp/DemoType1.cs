@@ -14,12 +14,13 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDemoType1 = new GentableKeys(new string[] { "x1" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDemoType1;
 
         internal static DemoType1 ReadDemoType1(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysDemoType1);
+            r.BeginObject(KeysDemoType1 ?? GentableKeys.Once(ref KeysDemoType1, new string[] { "x1" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -20,14 +20,15 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysFoo = new GentableKeys(new string[] { "y1", "y2", "y3" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysFoo;
 
         internal static Foo ReadFoo(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
             int f2 = default(int);
-            r.BeginObject(KeysFoo);
+            r.BeginObject(KeysFoo ?? GentableKeys.Once(ref KeysFoo, new string[] { "y1", "y2", "y3" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

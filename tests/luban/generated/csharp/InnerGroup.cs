@@ -26,7 +26,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysInnerGroup = new GentableKeys(new string[] { "y1", "y2", "y3", "y4" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysInnerGroup;
 
         internal static InnerGroup ReadInnerGroup(GentableReader r)
         {
@@ -34,7 +35,7 @@ namespace cfg
             int f1 = default(int);
             int f2 = default(int);
             int f3 = default(int);
-            r.BeginObject(KeysInnerGroup);
+            r.BeginObject(KeysInnerGroup ?? GentableKeys.Once(ref KeysInnerGroup, new string[] { "y1", "y2", "y3", "y4" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

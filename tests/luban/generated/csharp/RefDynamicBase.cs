@@ -70,7 +70,8 @@ namespace cfg
 
         private static readonly GentableKeys KindsRefDynamicBase = new GentableKeys(new string[] { "RefBean" }, null);
 
-        private static readonly GentableKeys KeysRefDynamicBase_0 = new GentableKeys(new string[] { "$type", "arr", "x" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysRefDynamicBase_0;
 
         internal static RefDynamicBase ReadRefDynamicBase(GentableReader r)
         {
@@ -80,7 +81,7 @@ namespace cfg
                 {
                     int f0 = default(int);
                     global::System.Collections.Generic.IReadOnlyList<int> f1 = default(global::System.Collections.Generic.IReadOnlyList<int>);
-                    r.BeginObject(KeysRefDynamicBase_0);
+                    r.BeginObject(KeysRefDynamicBase_0 ?? GentableKeys.Once(ref KeysRefDynamicBase_0, new string[] { "$type", "arr", "x" }, new bool[] { true, true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)

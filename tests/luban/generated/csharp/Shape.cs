@@ -52,9 +52,11 @@ namespace cfg
 
         private static readonly GentableKeys KindsShape = new GentableKeys(new string[] { "Circle", "test2.Rectangle" }, null);
 
-        private static readonly GentableKeys KeysShape_0 = new GentableKeys(new string[] { "$type", "radius" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysShape_0;
 
-        private static readonly GentableKeys KeysShape_1 = new GentableKeys(new string[] { "$type", "height", "width" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysShape_1;
 
         internal static Shape ReadShape(GentableReader r)
         {
@@ -63,7 +65,7 @@ namespace cfg
                 case 0:
                 {
                     double f0 = default(double);
-                    r.BeginObject(KeysShape_0);
+                    r.BeginObject(KeysShape_0 ?? GentableKeys.Once(ref KeysShape_0, new string[] { "$type", "radius" }, new bool[] { true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -78,7 +80,7 @@ namespace cfg
                 {
                     double f0 = default(double);
                     double f1 = default(double);
-                    r.BeginObject(KeysShape_1);
+                    r.BeginObject(KeysShape_1 ?? GentableKeys.Once(ref KeysShape_1, new string[] { "$type", "height", "width" }, new bool[] { true, true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)

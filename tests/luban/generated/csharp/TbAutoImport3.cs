@@ -109,7 +109,7 @@ namespace cfg
     /// <summary>The rows of table TbAutoImport3, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbAutoImport3Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbAutoImport3Id, TbAutoImport3> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbAutoImport3> All { get; }
@@ -122,25 +122,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbAutoImport3>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbAutoImport3>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbAutoImport3Id, TbAutoImport3>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbAutoImport3" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbAutoImport3" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbAutoImport3 Get(TbAutoImport3Id key)
         {
-            TbAutoImport3 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbAutoImport3)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbAutoImport3" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbAutoImport3Id key, out TbAutoImport3 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbAutoImport3Id key, out TbAutoImport3 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbAutoImport3)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbAutoImport3 Get(int id) { return this.Get(new TbAutoImport3Id(id)); }
@@ -151,7 +151,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbAutoImport3 = new GentableKeys(new string[] { "id", "k1", "k10", "k11", "k2", "k8", "k9", "t1", "v11", "v2", "x1", "x10", "x13", "x13_2", "x14", "x15", "x5", "x6", "x8" }, new bool[] { true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbAutoImport3;
 
         internal static TbAutoImport3 ReadTbAutoImport3(GentableReader r)
         {
@@ -174,7 +175,7 @@ namespace cfg
             global::System.Collections.Generic.IReadOnlyList<Vec3> f16 = default(global::System.Collections.Generic.IReadOnlyList<Vec3>);
             global::System.Collections.Generic.IReadOnlyList<Vec4> f17 = default(global::System.Collections.Generic.IReadOnlyList<Vec4>);
             Vec3 f18 = default(Vec3);
-            r.BeginObject(KeysTbAutoImport3);
+            r.BeginObject(KeysTbAutoImport3 ?? GentableKeys.Once(ref KeysTbAutoImport3, new string[] { "id", "k1", "k10", "k11", "k2", "k8", "k9", "t1", "v11", "v2", "x1", "x10", "x13", "x13_2", "x14", "x15", "x5", "x6", "x8" }, new bool[] { true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -112,7 +112,7 @@ namespace cfg
     /// <summary>The rows of table TbDefineFromExcel2, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbDefineFromExcel2Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbDefineFromExcel2Id, TbDefineFromExcel2> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbDefineFromExcel2> All { get; }
@@ -125,25 +125,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbDefineFromExcel2>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbDefineFromExcel2>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbDefineFromExcel2Id, TbDefineFromExcel2>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbDefineFromExcel2" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbDefineFromExcel2" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDefineFromExcel2 Get(TbDefineFromExcel2Id key)
         {
-            TbDefineFromExcel2 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbDefineFromExcel2)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbDefineFromExcel2" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbDefineFromExcel2Id key, out TbDefineFromExcel2 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbDefineFromExcel2Id key, out TbDefineFromExcel2 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbDefineFromExcel2)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDefineFromExcel2 Get(int id) { return this.Get(new TbDefineFromExcel2Id(id)); }
@@ -154,7 +154,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbDefineFromExcel2 = new GentableKeys(new string[] { "id", "k1", "k10", "k11", "k2", "k8", "k9", "t1", "v11", "v2", "x1", "x10", "x13", "x13_2", "x13_3", "x14", "x15", "x5", "x6", "x8" }, new bool[] { true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbDefineFromExcel2;
 
         internal static TbDefineFromExcel2 ReadTbDefineFromExcel2(GentableReader r)
         {
@@ -178,7 +179,7 @@ namespace cfg
             global::System.Collections.Generic.IReadOnlyList<Vec3> f17 = default(global::System.Collections.Generic.IReadOnlyList<Vec3>);
             global::System.Collections.Generic.IReadOnlyList<Vec4> f18 = default(global::System.Collections.Generic.IReadOnlyList<Vec4>);
             Vec3 f19 = default(Vec3);
-            r.BeginObject(KeysTbDefineFromExcel2);
+            r.BeginObject(KeysTbDefineFromExcel2 ?? GentableKeys.Once(ref KeysTbDefineFromExcel2, new string[] { "id", "k1", "k10", "k11", "k2", "k8", "k9", "t1", "v11", "v2", "x1", "x10", "x13", "x13_2", "x13_3", "x14", "x15", "x5", "x6", "x8" }, new bool[] { true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

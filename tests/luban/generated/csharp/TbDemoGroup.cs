@@ -79,7 +79,7 @@ namespace cfg
     /// <summary>The rows of table TbDemoGroup, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbDemoGroupTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbDemoGroupId, TbDemoGroup> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbDemoGroup> All { get; }
@@ -92,25 +92,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbDemoGroup>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbDemoGroup>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbDemoGroupId, TbDemoGroup>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbDemoGroup" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbDemoGroup" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDemoGroup Get(TbDemoGroupId key)
         {
-            TbDemoGroup row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbDemoGroup)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbDemoGroup" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbDemoGroupId key, out TbDemoGroup row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbDemoGroupId key, out TbDemoGroup row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbDemoGroup)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDemoGroup Get(int id) { return this.Get(new TbDemoGroupId(id)); }
@@ -121,7 +121,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbDemoGroup = new GentableKeys(new string[] { "id", "x1", "x4", "x5" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbDemoGroup;
 
         internal static TbDemoGroup ReadTbDemoGroup(GentableReader r)
         {
@@ -129,7 +130,7 @@ namespace cfg
             int f1 = default(int);
             int f2 = default(int);
             InnerGroup f3 = default(InnerGroup);
-            r.BeginObject(KeysTbDemoGroup);
+            r.BeginObject(KeysTbDemoGroup ?? GentableKeys.Once(ref KeysTbDemoGroup, new string[] { "id", "x1", "x4", "x5" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

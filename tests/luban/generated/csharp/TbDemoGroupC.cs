@@ -79,7 +79,7 @@ namespace cfg
     /// <summary>The rows of table TbDemoGroupC, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbDemoGroupCTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbDemoGroupCId, TbDemoGroupC> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbDemoGroupC> All { get; }
@@ -92,25 +92,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbDemoGroupC>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbDemoGroupC>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbDemoGroupCId, TbDemoGroupC>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbDemoGroup_C" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbDemoGroup_C" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDemoGroupC Get(TbDemoGroupCId key)
         {
-            TbDemoGroupC row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbDemoGroupC)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbDemoGroup_C" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbDemoGroupCId key, out TbDemoGroupC row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbDemoGroupCId key, out TbDemoGroupC row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbDemoGroupC)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDemoGroupC Get(int id) { return this.Get(new TbDemoGroupCId(id)); }
@@ -121,7 +121,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbDemoGroupC = new GentableKeys(new string[] { "id", "x1", "x4", "x5" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbDemoGroupC;
 
         internal static TbDemoGroupC ReadTbDemoGroupC(GentableReader r)
         {
@@ -129,7 +130,7 @@ namespace cfg
             int f1 = default(int);
             int f2 = default(int);
             InnerGroup f3 = default(InnerGroup);
-            r.BeginObject(KeysTbDemoGroupC);
+            r.BeginObject(KeysTbDemoGroupC ?? GentableKeys.Once(ref KeysTbDemoGroupC, new string[] { "id", "x1", "x4", "x5" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -88,7 +88,7 @@ namespace cfg
     /// <summary>The rows of table TbDemoPrimitive, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbDemoPrimitiveTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbDemoPrimitiveId, TbDemoPrimitive> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbDemoPrimitive> All { get; }
@@ -101,25 +101,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbDemoPrimitive>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbDemoPrimitive>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbDemoPrimitiveId, TbDemoPrimitive>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbDemoPrimitive" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.X4)) throw new GentableDataException("TbDemoPrimitive" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.X4, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDemoPrimitive Get(TbDemoPrimitiveId key)
         {
-            TbDemoPrimitive row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbDemoPrimitive)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbDemoPrimitive" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbDemoPrimitiveId key, out TbDemoPrimitive row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbDemoPrimitiveId key, out TbDemoPrimitive row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbDemoPrimitive)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDemoPrimitive Get(int x4) { return this.Get(new TbDemoPrimitiveId(x4)); }
@@ -130,7 +130,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbDemoPrimitive = new GentableKeys(new string[] { "s1", "s2", "t1", "v2", "v3", "v4", "x1", "x2", "x3", "x4", "x5", "x6", "x7" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbDemoPrimitive;
 
         internal static TbDemoPrimitive ReadTbDemoPrimitive(GentableReader r)
         {
@@ -147,7 +148,7 @@ namespace cfg
             Vec3 f10 = default(Vec3);
             Vec4 f11 = default(Vec4);
             global::System.DateTimeOffset f12 = default(global::System.DateTimeOffset);
-            r.BeginObject(KeysTbDemoPrimitive);
+            r.BeginObject(KeysTbDemoPrimitive ?? GentableKeys.Once(ref KeysTbDemoPrimitive, new string[] { "s1", "s2", "t1", "v2", "v3", "v4", "x1", "x2", "x3", "x4", "x5", "x6", "x7" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

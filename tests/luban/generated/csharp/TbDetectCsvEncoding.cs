@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbDetectCsvEncoding, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbDetectCsvEncodingTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbDetectCsvEncodingId, TbDetectCsvEncoding> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbDetectCsvEncoding> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbDetectCsvEncoding>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbDetectCsvEncoding>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbDetectCsvEncodingId, TbDetectCsvEncoding>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbDetectCsvEncoding" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbDetectCsvEncoding" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDetectCsvEncoding Get(TbDetectCsvEncodingId key)
         {
-            TbDetectCsvEncoding row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbDetectCsvEncoding)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbDetectCsvEncoding" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbDetectCsvEncodingId key, out TbDetectCsvEncoding row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbDetectCsvEncodingId key, out TbDetectCsvEncoding row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbDetectCsvEncoding)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbDetectCsvEncoding Get(int id) { return this.Get(new TbDetectCsvEncodingId(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbDetectCsvEncoding = new GentableKeys(new string[] { "id", "name" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbDetectCsvEncoding;
 
         internal static TbDetectCsvEncoding ReadTbDetectCsvEncoding(GentableReader r)
         {
             int f0 = default(int);
             string f1 = default(string);
-            r.BeginObject(KeysTbDetectCsvEncoding);
+            r.BeginObject(KeysTbDetectCsvEncoding ?? GentableKeys.Once(ref KeysTbDetectCsvEncoding, new string[] { "id", "name" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -118,7 +118,7 @@ namespace cfg
     /// <summary>The rows of table TbFullTypes, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbFullTypesTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbFullTypesId, TbFullTypes> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbFullTypes> All { get; }
@@ -131,25 +131,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbFullTypes>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbFullTypes>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbFullTypesId, TbFullTypes>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbFullTypes" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.X4)) throw new GentableDataException("TbFullTypes" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.X4, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbFullTypes Get(TbFullTypesId key)
         {
-            TbFullTypes row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbFullTypes)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbFullTypes" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbFullTypesId key, out TbFullTypes row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbFullTypesId key, out TbFullTypes row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbFullTypes)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbFullTypes Get(int x4) { return this.Get(new TbFullTypesId(x4)); }
@@ -160,7 +160,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbFullTypes = new GentableKeys(new string[] { "k1", "k15", "k2", "k5", "k8", "k9", "s1", "t1", "x1", "x10", "x12", "x13", "x14", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x8_0", "x9" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbFullTypes;
 
         internal static TbFullTypes ReadTbFullTypes(GentableReader r)
         {
@@ -186,7 +187,7 @@ namespace cfg
             global::System.Collections.Generic.IReadOnlyDictionary<int, int> f19 = default(global::System.Collections.Generic.IReadOnlyDictionary<int, int>);
             global::System.Collections.Generic.IReadOnlyList<DemoE2> f20 = default(global::System.Collections.Generic.IReadOnlyList<DemoE2>);
             global::System.Collections.Generic.IReadOnlyList<DemoDynamic> f21 = default(global::System.Collections.Generic.IReadOnlyList<DemoDynamic>);
-            r.BeginObject(KeysTbFullTypes);
+            r.BeginObject(KeysTbFullTypes ?? GentableKeys.Once(ref KeysTbFullTypes, new string[] { "k1", "k15", "k2", "k5", "k8", "k9", "s1", "t1", "x1", "x10", "x12", "x13", "x14", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x8_0", "x9" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -38,7 +38,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbGlobalConfig = new GentableKeys(new string[] { "x1", "x2", "x3", "x4", "x5", "x6", "x7" }, new bool[] { true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbGlobalConfig;
 
         internal static TbGlobalConfig ReadTbGlobalConfig(GentableReader r)
         {
@@ -49,7 +50,7 @@ namespace cfg
             int f4 = default(int);
             int f5 = default(int);
             global::System.Collections.Generic.IReadOnlyList<int> f6 = default(global::System.Collections.Generic.IReadOnlyList<int>);
-            r.BeginObject(KeysTbGlobalConfig);
+            r.BeginObject(KeysTbGlobalConfig ?? GentableKeys.Once(ref KeysTbGlobalConfig, new string[] { "x1", "x2", "x3", "x4", "x5", "x6", "x7" }, new bool[] { true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

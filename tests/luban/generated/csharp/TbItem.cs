@@ -87,7 +87,7 @@ namespace cfg
     /// <summary>The rows of table TbItem, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbItemTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbItemId, TbItem> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbItem> All { get; }
@@ -100,25 +100,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbItem>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbItem>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbItemId, TbItem>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbItem" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbItem" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbItem Get(TbItemId key)
         {
-            TbItem row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbItem)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbItem" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbItemId key, out TbItem row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbItemId key, out TbItem row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbItem)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbItem Get(int id) { return this.Get(new TbItemId(id)); }
@@ -129,7 +129,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbItem = new GentableKeys(new string[] { "desc", "icon", "icon_backgroud", "icon_mask", "id", "major_type", "minor_type", "name", "quality", "show_order" }, new bool[] { true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbItem;
 
         internal static TbItem ReadTbItem(GentableReader r)
         {
@@ -143,7 +144,7 @@ namespace cfg
             string f7 = default(string);
             string f8 = default(string);
             int f9 = default(int);
-            r.BeginObject(KeysTbItem);
+            r.BeginObject(KeysTbItem ?? GentableKeys.Once(ref KeysTbItem, new string[] { "desc", "icon", "icon_backgroud", "icon_mask", "id", "major_type", "minor_type", "name", "quality", "show_order" }, new bool[] { true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

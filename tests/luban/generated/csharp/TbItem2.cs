@@ -79,7 +79,7 @@ namespace cfg
     /// <summary>The rows of table TbItem2, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbItem2Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbItem2Id, TbItem2> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbItem2> All { get; }
@@ -92,25 +92,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbItem2>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbItem2>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbItem2Id, TbItem2>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbItem2" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbItem2" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbItem2 Get(TbItem2Id key)
         {
-            TbItem2 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbItem2)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbItem2" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbItem2Id key, out TbItem2 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbItem2Id key, out TbItem2 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbItem2)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbItem2 Get(int id) { return this.Get(new TbItem2Id(id)); }
@@ -121,7 +121,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbItem2 = new GentableKeys(new string[] { "$type", "attr", "desc", "duration", "id", "name", "num", "price", "value" }, new bool[] { true, false, true, false, true, true, false, false, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbItem2;
 
         internal static TbItem2 ReadTbItem2(GentableReader r)
         {
@@ -134,7 +135,7 @@ namespace cfg
             DemoEnum? f6 = default(DemoEnum?);
             int? f7 = default(int?);
             int? f8 = default(int?);
-            r.BeginObject(KeysTbItem2);
+            r.BeginObject(KeysTbItem2 ?? GentableKeys.Once(ref KeysTbItem2, new string[] { "$type", "attr", "desc", "duration", "id", "name", "num", "price", "value" }, new bool[] { true, false, true, false, true, true, false, false, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

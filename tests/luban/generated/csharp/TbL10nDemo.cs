@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbL10nDemo, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbL10nDemoTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbL10nDemoId, TbL10nDemo> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbL10nDemo> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbL10nDemo>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbL10nDemo>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbL10nDemoId, TbL10nDemo>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbL10NDemo" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbL10NDemo" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbL10nDemo Get(TbL10nDemoId key)
         {
-            TbL10nDemo row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbL10nDemo)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbL10NDemo" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbL10nDemoId key, out TbL10nDemo row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbL10nDemoId key, out TbL10nDemo row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbL10nDemo)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbL10nDemo Get(int id) { return this.Get(new TbL10nDemoId(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbL10nDemo = new GentableKeys(new string[] { "id", "text" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbL10nDemo;
 
         internal static TbL10nDemo ReadTbL10nDemo(GentableReader r)
         {
             int f0 = default(int);
             string f1 = default(string);
-            r.BeginObject(KeysTbL10nDemo);
+            r.BeginObject(KeysTbL10nDemo ?? GentableKeys.Once(ref KeysTbL10nDemo, new string[] { "id", "text" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

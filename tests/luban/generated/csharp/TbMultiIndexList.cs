@@ -36,47 +36,48 @@ namespace cfg
         /// <summary>The number of rows.</summary>
         public int Count { get { return this.All.Count; } }
 
-        private readonly global::System.Collections.Generic.Dictionary<int, TbMultiIndexList> byId1;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byId1;
 
-        private readonly global::System.Collections.Generic.Dictionary<long, TbMultiIndexList> byId2;
+        private readonly global::System.Collections.Generic.Dictionary<long, object> byId2;
 
-        private readonly global::System.Collections.Generic.Dictionary<string, TbMultiIndexList> byId3;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byId3;
 
         /// <summary>Wraps <paramref name="rows"/>.</summary>
         public TbMultiIndexListTable(global::System.Collections.Generic.IEnumerable<TbMultiIndexList> rows)
         {
             var list = new global::System.Collections.Generic.List<TbMultiIndexList>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbMultiIndexList>(list);
-            this.byId1 = new global::System.Collections.Generic.Dictionary<int, TbMultiIndexList>(list.Count);
+            this.byId1 = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list) { if (this.byId1.ContainsKey(row.Id1)) throw new GentableDataException("TbMultiIndexList" + ": duplicate unique key id1 " + row.Id1); this.byId1.Add(row.Id1, row); }
-            this.byId2 = new global::System.Collections.Generic.Dictionary<long, TbMultiIndexList>(list.Count);
+            this.byId2 = new global::System.Collections.Generic.Dictionary<long, object>(list.Count);
             foreach (var row in list) { if (this.byId2.ContainsKey(row.Id2)) throw new GentableDataException("TbMultiIndexList" + ": duplicate unique key id2 " + row.Id2); this.byId2.Add(row.Id2, row); }
-            this.byId3 = new global::System.Collections.Generic.Dictionary<string, TbMultiIndexList>(list.Count);
+            this.byId3 = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byId3.ContainsKey(row.Id3)) throw new GentableDataException("TbMultiIndexList" + ": duplicate unique key id3 " + row.Id3); this.byId3.Add(row.Id3, row); }
         }
 
         /// <summary>The row whose id1 (a unique key) is <paramref name="id1"/>, if there is one.</summary>
-        public bool TryGetById1(int id1, out TbMultiIndexList found) { return this.byId1.TryGetValue(id1, out found); }
+        public bool TryGetById1(int id1, out TbMultiIndexList found) { object row; bool has = this.byId1.TryGetValue(id1, out row); found = (TbMultiIndexList)row; return has; }
 
         /// <summary>The row whose id1 (a unique key) is <paramref name="id1"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public TbMultiIndexList GetById1(int id1) { TbMultiIndexList found; if (this.byId1.TryGetValue(id1, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("TbMultiIndexList" + " has no row with id1 " + id1); }
+        public TbMultiIndexList GetById1(int id1) { object row; if (this.byId1.TryGetValue(id1, out row)) return (TbMultiIndexList)row; throw new global::System.Collections.Generic.KeyNotFoundException("TbMultiIndexList" + " has no row with id1 " + id1); }
 
         /// <summary>The row whose id2 (a unique key) is <paramref name="id2"/>, if there is one.</summary>
-        public bool TryGetById2(long id2, out TbMultiIndexList found) { return this.byId2.TryGetValue(id2, out found); }
+        public bool TryGetById2(long id2, out TbMultiIndexList found) { object row; bool has = this.byId2.TryGetValue(id2, out row); found = (TbMultiIndexList)row; return has; }
 
         /// <summary>The row whose id2 (a unique key) is <paramref name="id2"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public TbMultiIndexList GetById2(long id2) { TbMultiIndexList found; if (this.byId2.TryGetValue(id2, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("TbMultiIndexList" + " has no row with id2 " + id2); }
+        public TbMultiIndexList GetById2(long id2) { object row; if (this.byId2.TryGetValue(id2, out row)) return (TbMultiIndexList)row; throw new global::System.Collections.Generic.KeyNotFoundException("TbMultiIndexList" + " has no row with id2 " + id2); }
 
         /// <summary>The row whose id3 (a unique key) is <paramref name="id3"/>, if there is one.</summary>
-        public bool TryGetById3(string id3, out TbMultiIndexList found) { return this.byId3.TryGetValue(id3, out found); }
+        public bool TryGetById3(string id3, out TbMultiIndexList found) { object row; bool has = this.byId3.TryGetValue(id3, out row); found = (TbMultiIndexList)row; return has; }
 
         /// <summary>The row whose id3 (a unique key) is <paramref name="id3"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public TbMultiIndexList GetById3(string id3) { TbMultiIndexList found; if (this.byId3.TryGetValue(id3, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("TbMultiIndexList" + " has no row with id3 " + id3); }
+        public TbMultiIndexList GetById3(string id3) { object row; if (this.byId3.TryGetValue(id3, out row)) return (TbMultiIndexList)row; throw new global::System.Collections.Generic.KeyNotFoundException("TbMultiIndexList" + " has no row with id3 " + id3); }
     }
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbMultiIndexList = new GentableKeys(new string[] { "desc", "id1", "id2", "id3", "num" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbMultiIndexList;
 
         internal static TbMultiIndexList ReadTbMultiIndexList(GentableReader r)
         {
@@ -85,7 +86,7 @@ namespace cfg
             string f2 = default(string);
             int f3 = default(int);
             string f4 = default(string);
-            r.BeginObject(KeysTbMultiIndexList);
+            r.BeginObject(KeysTbMultiIndexList ?? GentableKeys.Once(ref KeysTbMultiIndexList, new string[] { "desc", "id1", "id2", "id3", "num" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -52,7 +52,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbMultiUnionIndexList = new GentableKeys(new string[] { "desc", "id1", "id2", "id3", "num" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbMultiUnionIndexList;
 
         internal static TbMultiUnionIndexList ReadTbMultiUnionIndexList(GentableReader r)
         {
@@ -61,7 +62,7 @@ namespace cfg
             string f2 = default(string);
             int f3 = default(int);
             string f4 = default(string);
-            r.BeginObject(KeysTbMultiUnionIndexList);
+            r.BeginObject(KeysTbMultiUnionIndexList ?? GentableKeys.Once(ref KeysTbMultiUnionIndexList, new string[] { "desc", "id1", "id2", "id3", "num" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

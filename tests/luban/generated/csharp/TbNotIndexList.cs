@@ -37,13 +37,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbNotIndexList = new GentableKeys(new string[] { "x", "y" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbNotIndexList;
 
         internal static TbNotIndexList ReadTbNotIndexList(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysTbNotIndexList);
+            r.BeginObject(KeysTbNotIndexList ?? GentableKeys.Once(ref KeysTbNotIndexList, new string[] { "x", "y" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

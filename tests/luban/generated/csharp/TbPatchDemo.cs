@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbPatchDemo, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbPatchDemoTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbPatchDemoId, TbPatchDemo> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbPatchDemo> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbPatchDemo>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbPatchDemo>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbPatchDemoId, TbPatchDemo>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbPatchDemo" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbPatchDemo" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbPatchDemo Get(TbPatchDemoId key)
         {
-            TbPatchDemo row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbPatchDemo)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbPatchDemo" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbPatchDemoId key, out TbPatchDemo row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbPatchDemoId key, out TbPatchDemo row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbPatchDemo)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbPatchDemo Get(int id) { return this.Get(new TbPatchDemoId(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbPatchDemo = new GentableKeys(new string[] { "id", "value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbPatchDemo;
 
         internal static TbPatchDemo ReadTbPatchDemo(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysTbPatchDemo);
+            r.BeginObject(KeysTbPatchDemo ?? GentableKeys.Once(ref KeysTbPatchDemo, new string[] { "id", "value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbTestBeRef, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestBeRefTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestBeRefId, TbTestBeRef> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestBeRef> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestBeRef>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestBeRef>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestBeRefId, TbTestBeRef>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestBeRef" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestBeRef" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestBeRef Get(TbTestBeRefId key)
         {
-            TbTestBeRef row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestBeRef)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestBeRef" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestBeRefId key, out TbTestBeRef row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestBeRefId key, out TbTestBeRef row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestBeRef)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestBeRef Get(int id) { return this.Get(new TbTestBeRefId(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestBeRef = new GentableKeys(new string[] { "count", "id" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestBeRef;
 
         internal static TbTestBeRef ReadTbTestBeRef(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysTbTestBeRef);
+            r.BeginObject(KeysTbTestBeRef ?? GentableKeys.Once(ref KeysTbTestBeRef, new string[] { "count", "id" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbTestFieldVariant, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestFieldVariantTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestFieldVariantId, TbTestFieldVariant> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestFieldVariant> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestFieldVariant>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestFieldVariant>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestFieldVariantId, TbTestFieldVariant>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestFieldVariant" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestFieldVariant" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestFieldVariant Get(TbTestFieldVariantId key)
         {
-            TbTestFieldVariant row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestFieldVariant)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestFieldVariant" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestFieldVariantId key, out TbTestFieldVariant row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestFieldVariantId key, out TbTestFieldVariant row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestFieldVariant)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestFieldVariant Get(int id) { return this.Get(new TbTestFieldVariantId(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestFieldVariant = new GentableKeys(new string[] { "id", "name" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestFieldVariant;
 
         internal static TbTestFieldVariant ReadTbTestFieldVariant(GentableReader r)
         {
             int f0 = default(int);
             string f1 = default(string);
-            r.BeginObject(KeysTbTestFieldVariant);
+            r.BeginObject(KeysTbTestFieldVariant ?? GentableKeys.Once(ref KeysTbTestFieldVariant, new string[] { "id", "name" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbTestFieldVariant2, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestFieldVariant2Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestFieldVariant2Id, TbTestFieldVariant2> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestFieldVariant2> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestFieldVariant2>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestFieldVariant2>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestFieldVariant2Id, TbTestFieldVariant2>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestFieldVariant2" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestFieldVariant2" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestFieldVariant2 Get(TbTestFieldVariant2Id key)
         {
-            TbTestFieldVariant2 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestFieldVariant2)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestFieldVariant2" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestFieldVariant2Id key, out TbTestFieldVariant2 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestFieldVariant2Id key, out TbTestFieldVariant2 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestFieldVariant2)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestFieldVariant2 Get(int id) { return this.Get(new TbTestFieldVariant2Id(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestFieldVariant2 = new GentableKeys(new string[] { "id", "name" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestFieldVariant2;
 
         internal static TbTestFieldVariant2 ReadTbTestFieldVariant2(GentableReader r)
         {
             int f0 = default(int);
             string f1 = default(string);
-            r.BeginObject(KeysTbTestFieldVariant2);
+            r.BeginObject(KeysTbTestFieldVariant2 ?? GentableKeys.Once(ref KeysTbTestFieldVariant2, new string[] { "id", "name" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

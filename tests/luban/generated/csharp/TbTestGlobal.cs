@@ -20,13 +20,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestGlobal = new GentableKeys(new string[] { "unlock_equip", "unlock_hero" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestGlobal;
 
         internal static TbTestGlobal ReadTbTestGlobal(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysTbTestGlobal);
+            r.BeginObject(KeysTbTestGlobal ?? GentableKeys.Once(ref KeysTbTestGlobal, new string[] { "unlock_equip", "unlock_hero" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

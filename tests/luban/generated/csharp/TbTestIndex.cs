@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbTestIndex, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestIndexTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestIndexId, TbTestIndex> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestIndex> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestIndex>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestIndex>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestIndexId, TbTestIndex>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestIndex" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestIndex" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestIndex Get(TbTestIndexId key)
         {
-            TbTestIndex row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestIndex)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestIndex" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestIndexId key, out TbTestIndex row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestIndexId key, out TbTestIndex row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestIndex)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestIndex Get(int id) { return this.Get(new TbTestIndexId(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestIndex = new GentableKeys(new string[] { "eles", "id" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestIndex;
 
         internal static TbTestIndex ReadTbTestIndex(GentableReader r)
         {
             int f0 = default(int);
             global::System.Collections.Generic.IReadOnlyList<DemoType1> f1 = default(global::System.Collections.Generic.IReadOnlyList<DemoType1>);
-            r.BeginObject(KeysTbTestIndex);
+            r.BeginObject(KeysTbTestIndex ?? GentableKeys.Once(ref KeysTbTestIndex, new string[] { "eles", "id" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -79,7 +79,7 @@ namespace cfg
     /// <summary>The rows of table TbTestMap, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestMapTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestMapId, TbTestMap> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestMap> All { get; }
@@ -92,25 +92,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestMap>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestMap>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestMapId, TbTestMap>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestMap" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestMap" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestMap Get(TbTestMapId key)
         {
-            TbTestMap row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestMap)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestMap" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestMapId key, out TbTestMap row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestMapId key, out TbTestMap row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestMap)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestMap Get(int id) { return this.Get(new TbTestMapId(id)); }
@@ -121,7 +121,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestMap = new GentableKeys(new string[] { "id", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestMap;
 
         internal static TbTestMap ReadTbTestMap(GentableReader r)
         {
@@ -130,7 +131,7 @@ namespace cfg
             global::System.Collections.Generic.IReadOnlyDictionary<long, int> f2 = default(global::System.Collections.Generic.IReadOnlyDictionary<long, int>);
             global::System.Collections.Generic.IReadOnlyDictionary<string, int> f3 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, int>);
             global::System.Collections.Generic.IReadOnlyDictionary<string, int> f4 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, int>);
-            r.BeginObject(KeysTbTestMap);
+            r.BeginObject(KeysTbTestMap ?? GentableKeys.Once(ref KeysTbTestMap, new string[] { "id", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -58,7 +58,7 @@ namespace cfg
     /// <summary>The rows of table TbTestMapper, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestMapperTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestMapperId, TbTestMapper> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestMapper> All { get; }
@@ -71,25 +71,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestMapper>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestMapper>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestMapperId, TbTestMapper>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestMapper" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestMapper" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestMapper Get(TbTestMapperId key)
         {
-            TbTestMapper row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestMapper)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestMapper" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestMapperId key, out TbTestMapper row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestMapperId key, out TbTestMapper row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestMapper)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestMapper Get(int id) { return this.Get(new TbTestMapperId(id)); }
@@ -100,14 +100,15 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestMapper = new GentableKeys(new string[] { "audio_type", "id", "v2" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestMapper;
 
         internal static TbTestMapper ReadTbTestMapper(GentableReader r)
         {
             int f0 = default(int);
             AudioType f1 = default(AudioType);
             Vec2 f2 = default(Vec2);
-            r.BeginObject(KeysTbTestMapper);
+            r.BeginObject(KeysTbTestMapper ?? GentableKeys.Once(ref KeysTbTestMapper, new string[] { "audio_type", "id", "v2" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -61,7 +61,7 @@ namespace cfg
     /// <summary>The rows of table TbTestMultiColumn, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestMultiColumnTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestMultiColumnId, TbTestMultiColumn> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestMultiColumn> All { get; }
@@ -74,25 +74,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestMultiColumn>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestMultiColumn>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestMultiColumnId, TbTestMultiColumn>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestMultiColumn" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestMultiColumn" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestMultiColumn Get(TbTestMultiColumnId key)
         {
-            TbTestMultiColumn row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestMultiColumn)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestMultiColumn" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestMultiColumnId key, out TbTestMultiColumn row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestMultiColumnId key, out TbTestMultiColumn row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestMultiColumn)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestMultiColumn Get(int id) { return this.Get(new TbTestMultiColumnId(id)); }
@@ -103,7 +103,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestMultiColumn = new GentableKeys(new string[] { "a", "b", "c", "id" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestMultiColumn;
 
         internal static TbTestMultiColumn ReadTbTestMultiColumn(GentableReader r)
         {
@@ -111,7 +112,7 @@ namespace cfg
             Foo f1 = default(Foo);
             Foo f2 = default(Foo);
             Foo f3 = default(Foo);
-            r.BeginObject(KeysTbTestMultiColumn);
+            r.BeginObject(KeysTbTestMultiColumn ?? GentableKeys.Once(ref KeysTbTestMultiColumn, new string[] { "a", "b", "c", "id" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -73,7 +73,7 @@ namespace cfg
     /// <summary>The rows of table TbTestNull, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestNullTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestNullId, TbTestNull> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestNull> All { get; }
@@ -86,25 +86,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestNull>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestNull>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestNullId, TbTestNull>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestNull" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestNull" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestNull Get(TbTestNullId key)
         {
-            TbTestNull row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestNull)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestNull" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestNullId key, out TbTestNull row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestNullId key, out TbTestNull row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestNull)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestNull Get(int id) { return this.Get(new TbTestNullId(id)); }
@@ -115,7 +115,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestNull = new GentableKeys(new string[] { "id", "s1", "s2", "x1", "x2", "x3", "x4" }, new bool[] { true, false, false, false, false, false, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestNull;
 
         internal static TbTestNull ReadTbTestNull(GentableReader r)
         {
@@ -126,7 +127,7 @@ namespace cfg
             DemoDynamic f4 = default(DemoDynamic);
             string f5 = default(string);
             string f6 = default(string);
-            r.BeginObject(KeysTbTestNull);
+            r.BeginObject(KeysTbTestNull ?? GentableKeys.Once(ref KeysTbTestNull, new string[] { "id", "s1", "s2", "x1", "x2", "x3", "x4" }, new bool[] { true, false, false, false, false, false, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -88,7 +88,7 @@ namespace cfg
     /// <summary>The rows of table TbTestRange, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestRangeTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestRangeId, TbTestRange> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestRange> All { get; }
@@ -101,25 +101,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestRange>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestRange>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestRangeId, TbTestRange>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestRange" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestRange" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestRange Get(TbTestRangeId key)
         {
-            TbTestRange row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestRange)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestRange" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestRangeId key, out TbTestRange row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestRangeId key, out TbTestRange row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestRange)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestRange Get(int id) { return this.Get(new TbTestRangeId(id)); }
@@ -130,7 +130,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestRange = new GentableKeys(new string[] { "d1", "d2", "f1", "f2", "i1", "i2", "i3", "i4", "id", "l1", "l2", "l3", "l4" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestRange;
 
         internal static TbTestRange ReadTbTestRange(GentableReader r)
         {
@@ -147,7 +148,7 @@ namespace cfg
             long f10 = default(long);
             long f11 = default(long);
             long f12 = default(long);
-            r.BeginObject(KeysTbTestRange);
+            r.BeginObject(KeysTbTestRange ?? GentableKeys.Once(ref KeysTbTestRange, new string[] { "d1", "d2", "f1", "f2", "i1", "i2", "i3", "i4", "id", "l1", "l2", "l3", "l4" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -271,7 +271,7 @@ namespace cfg
     /// <summary>The rows of table TbTestRef, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestRefTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestRefId, TbTestRef> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestRef> All { get; }
@@ -284,25 +284,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestRef>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestRef>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestRefId, TbTestRef>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestRef" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestRef" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestRef Get(TbTestRefId key)
         {
-            TbTestRef row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestRef)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestRef" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestRefId key, out TbTestRef row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestRefId key, out TbTestRef row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestRef)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestRef Get(int id) { return this.Get(new TbTestRefId(id)); }
@@ -313,7 +313,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestRef = new GentableKeys(new string[] { "a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1", "e2", "e3", "f1", "f2", "f3", "id", "s1", "x1", "x1_2", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestRef;
 
         internal static TbTestRef ReadTbTestRef(GentableReader r)
         {
@@ -338,7 +339,7 @@ namespace cfg
             long f18 = default(long);
             string f19 = default(string);
             RefDynamicBase f20 = default(RefDynamicBase);
-            r.BeginObject(KeysTbTestRef);
+            r.BeginObject(KeysTbTestRef ?? GentableKeys.Once(ref KeysTbTestRef, new string[] { "a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1", "e2", "e3", "f1", "f2", "f3", "id", "s1", "x1", "x1_2", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

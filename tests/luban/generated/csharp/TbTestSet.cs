@@ -67,7 +67,7 @@ namespace cfg
     /// <summary>The rows of table TbTestSet, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestSetTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestSetId, TbTestSet> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestSet> All { get; }
@@ -80,25 +80,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestSet>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestSet>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestSetId, TbTestSet>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestSet" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestSet" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestSet Get(TbTestSetId key)
         {
-            TbTestSet row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestSet)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestSet" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestSetId key, out TbTestSet row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestSetId key, out TbTestSet row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestSet)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestSet Get(int id) { return this.Get(new TbTestSetId(id)); }
@@ -109,7 +109,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestSet = new GentableKeys(new string[] { "id", "x0", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestSet;
 
         internal static TbTestSet ReadTbTestSet(GentableReader r)
         {
@@ -119,7 +120,7 @@ namespace cfg
             global::System.Collections.Generic.IReadOnlyList<long> f3 = default(global::System.Collections.Generic.IReadOnlyList<long>);
             global::System.Collections.Generic.IReadOnlyList<string> f4 = default(global::System.Collections.Generic.IReadOnlyList<string>);
             global::System.Collections.Generic.IReadOnlyList<DemoEnum> f5 = default(global::System.Collections.Generic.IReadOnlyList<DemoEnum>);
-            r.BeginObject(KeysTbTestSet);
+            r.BeginObject(KeysTbTestSet ?? GentableKeys.Once(ref KeysTbTestSet, new string[] { "id", "x0", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

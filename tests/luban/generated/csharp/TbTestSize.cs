@@ -64,7 +64,7 @@ namespace cfg
     /// <summary>The rows of table TbTestSize, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestSizeTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestSizeId, TbTestSize> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestSize> All { get; }
@@ -77,25 +77,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestSize>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestSize>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestSizeId, TbTestSize>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestSize" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestSize" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestSize Get(TbTestSizeId key)
         {
-            TbTestSize row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestSize)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestSize" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestSizeId key, out TbTestSize row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestSizeId key, out TbTestSize row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestSize)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestSize Get(int id) { return this.Get(new TbTestSizeId(id)); }
@@ -106,7 +106,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestSize = new GentableKeys(new string[] { "id", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestSize;
 
         internal static TbTestSize ReadTbTestSize(GentableReader r)
         {
@@ -115,7 +116,7 @@ namespace cfg
             global::System.Collections.Generic.IReadOnlyList<int> f2 = default(global::System.Collections.Generic.IReadOnlyList<int>);
             global::System.Collections.Generic.IReadOnlyList<int> f3 = default(global::System.Collections.Generic.IReadOnlyList<int>);
             global::System.Collections.Generic.IReadOnlyDictionary<int, int> f4 = default(global::System.Collections.Generic.IReadOnlyDictionary<int, int>);
-            r.BeginObject(KeysTbTestSize);
+            r.BeginObject(KeysTbTestSize ?? GentableKeys.Once(ref KeysTbTestSize, new string[] { "id", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace cfg
     /// <summary>The rows of table TbTestTag, sorted by primary key, with lookup by key.</summary>
     public sealed partial class TbTestTagTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<TbTestTagId, TbTestTag> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestTag> All { get; }
@@ -68,25 +68,25 @@ namespace cfg
         {
             var list = new global::System.Collections.Generic.List<TbTestTag>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestTag>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<TbTestTagId, TbTestTag>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TbTestTag" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestTag" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestTag Get(TbTestTagId key)
         {
-            TbTestTag row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (TbTestTag)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("TbTestTag" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(TbTestTagId key, out TbTestTag row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(TbTestTagId key, out TbTestTag row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (TbTestTag)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TbTestTag Get(int id) { return this.Get(new TbTestTagId(id)); }
@@ -97,13 +97,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbTestTag = new GentableKeys(new string[] { "id", "value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTbTestTag;
 
         internal static TbTestTag ReadTbTestTag(GentableReader r)
         {
             int f0 = default(int);
             string f1 = default(string);
-            r.BeginObject(KeysTbTestTag);
+            r.BeginObject(KeysTbTestTag ?? GentableKeys.Once(ref KeysTbTestTag, new string[] { "id", "value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,13 +17,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTestDateTimeRange = new GentableKeys(new string[] { "end_time", "start_time" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysTestDateTimeRange;
 
         internal static TestDateTimeRange ReadTestDateTimeRange(GentableReader r)
         {
             global::System.DateTimeOffset f0 = default(global::System.DateTimeOffset);
             global::System.DateTimeOffset f1 = default(global::System.DateTimeOffset);
-            r.BeginObject(KeysTestDateTimeRange);
+            r.BeginObject(KeysTestDateTimeRange ?? GentableKeys.Once(ref KeysTestDateTimeRange, new string[] { "end_time", "start_time" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

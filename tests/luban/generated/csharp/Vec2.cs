@@ -17,13 +17,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysVec2 = new GentableKeys(new string[] { "x", "y" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysVec2;
 
         internal static Vec2 ReadVec2(GentableReader r)
         {
             double f0 = default(double);
             double f1 = default(double);
-            r.BeginObject(KeysVec2);
+            r.BeginObject(KeysVec2 ?? GentableKeys.Once(ref KeysVec2, new string[] { "x", "y" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

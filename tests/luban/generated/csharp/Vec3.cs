@@ -20,14 +20,15 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysVec3 = new GentableKeys(new string[] { "x", "y", "z" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysVec3;
 
         internal static Vec3 ReadVec3(GentableReader r)
         {
             double f0 = default(double);
             double f1 = default(double);
             double f2 = default(double);
-            r.BeginObject(KeysVec3);
+            r.BeginObject(KeysVec3 ?? GentableKeys.Once(ref KeysVec3, new string[] { "x", "y", "z" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -23,7 +23,8 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysVec4 = new GentableKeys(new string[] { "w", "x", "y", "z" }, new bool[] { true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysVec4;
 
         internal static Vec4 ReadVec4(GentableReader r)
         {
@@ -31,7 +32,7 @@ namespace cfg
             double f1 = default(double);
             double f2 = default(double);
             double f3 = default(double);
-            r.BeginObject(KeysVec4);
+            r.BeginObject(KeysVec4 ?? GentableKeys.Once(ref KeysVec4, new string[] { "w", "x", "y", "z" }, new bool[] { true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

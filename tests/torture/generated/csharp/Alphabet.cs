@@ -55,7 +55,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Alphabet, sorted by primary key, with lookup by key.</summary>
     public sealed partial class AlphabetTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<AlphabetId, Alphabet> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Alphabet> All { get; }
@@ -68,25 +68,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Alphabet>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Alphabet>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<AlphabetId, Alphabet>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Alphabet" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Alphabet" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Alphabet Get(AlphabetId key)
         {
-            Alphabet row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Alphabet)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Alphabet" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(AlphabetId key, out Alphabet row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(AlphabetId key, out Alphabet row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Alphabet)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Alphabet Get(byte id) { return this.Get(new AlphabetId(id)); }
@@ -97,13 +97,14 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysAlphabet = new GentableKeys(new string[] { "Id", "Text" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysAlphabet;
 
         internal static Alphabet ReadAlphabet(GentableReader r)
         {
             byte f0 = default(byte);
             string f1 = default(string);
-            r.BeginObject(KeysAlphabet);
+            r.BeginObject(KeysAlphabet ?? GentableKeys.Once(ref KeysAlphabet, new string[] { "Id", "Text" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -95,13 +95,17 @@ namespace Torture.Tables
 
         private static readonly GentableKeys KindsEffect = new GentableKeys(new string[] { "Damage", "Heal", "Stun", "Summon" }, null);
 
-        private static readonly GentableKeys KeysEffect_0 = new GentableKeys(new string[] { "amount", "element", "kind" }, new bool[] { true, false, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysEffect_0;
 
-        private static readonly GentableKeys KeysEffect_1 = new GentableKeys(new string[] { "amount", "kind", "over" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysEffect_1;
 
-        private static readonly GentableKeys KeysEffect_2 = new GentableKeys(new string[] { "kind" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysEffect_2;
 
-        private static readonly GentableKeys KeysEffect_3 = new GentableKeys(new string[] { "at", "kind", "tags", "then" }, new bool[] { true, true, false, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysEffect_3;
 
         internal static Effect ReadEffect(GentableReader r)
         {
@@ -111,7 +115,7 @@ namespace Torture.Tables
                 {
                     ushort f0 = default(ushort);
                     ElementFlags? f1 = default(ElementFlags?);
-                    r.BeginObject(KeysEffect_0);
+                    r.BeginObject(KeysEffect_0 ?? GentableKeys.Once(ref KeysEffect_0, new string[] { "amount", "element", "kind" }, new bool[] { true, false, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -127,7 +131,7 @@ namespace Torture.Tables
                 {
                     ushort f0 = default(ushort);
                     bool f1 = default(bool);
-                    r.BeginObject(KeysEffect_1);
+                    r.BeginObject(KeysEffect_1 ?? GentableKeys.Once(ref KeysEffect_1, new string[] { "amount", "kind", "over" }, new bool[] { true, true, true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -141,7 +145,7 @@ namespace Torture.Tables
                 }
                 case 2:
                 {
-                    r.BeginObject(KeysEffect_2);
+                    r.BeginObject(KeysEffect_2 ?? GentableKeys.Once(ref KeysEffect_2, new string[] { "kind" }, new bool[] { true }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -156,7 +160,7 @@ namespace Torture.Tables
                     global::System.Collections.Generic.IReadOnlyList<Point> f0 = default(global::System.Collections.Generic.IReadOnlyList<Point>);
                     Effect f1 = default(Effect);
                     global::System.Collections.Generic.IReadOnlyDictionary<string, int> f2 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, int>);
-                    r.BeginObject(KeysEffect_3);
+                    r.BeginObject(KeysEffect_3 ?? GentableKeys.Once(ref KeysEffect_3, new string[] { "at", "kind", "tags", "then" }, new bool[] { true, true, false, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)

@@ -133,8 +133,8 @@ namespace Torture.Tables
     /// <summary>The rows of table Features, sorted by primary key, with lookup by key.</summary>
     public sealed partial class FeaturesTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<FeaturesId, Features> byKey;
-        private readonly global::System.Collections.Generic.Dictionary<string, Features> byName;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Features> All { get; }
@@ -147,22 +147,22 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Features>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Features>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<FeaturesId, Features>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Features" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Features" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
-            this.byName = new global::System.Collections.Generic.Dictionary<string, Features>(list.Count);
+            this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Features" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
-        public bool TryGetByName(string name, out Features found) { return this.byName.TryGetValue(name, out found); }
+        public bool TryGetByName(string name, out Features found) { object row; bool has = this.byName.TryGetValue(name, out row); found = (Features)row; return has; }
 
         /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
-        public Features GetByName(string name) { Features found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Features" + " has no row with Name " + name); }
+        public Features GetByName(string name) { object row; if (this.byName.TryGetValue(name, out row)) return (Features)row; throw new global::System.Collections.Generic.KeyNotFoundException("Features" + " has no row with Name " + name); }
 
         /// <summary>The row with this Hero, Slot (a unique key), if there is one.</summary>
         public bool TryGetByHeroAndSlot(Hero hero, byte slot, out Features found) { foreach (var candidate in this.All) { if (candidate.Hero == hero && candidate.Slot == slot) { found = candidate; return true; } } found = null; return false; }
@@ -173,13 +173,13 @@ namespace Torture.Tables
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Features Get(FeaturesId key)
         {
-            Features row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Features)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Features" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(FeaturesId key, out Features row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(FeaturesId key, out Features row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Features)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Features Get(byte id) { return this.Get(new FeaturesId(id)); }
@@ -190,7 +190,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysFeatures = new GentableKeys(new string[] { "Big", "ById", "Cooldown", "Day", "Effect", "Effects", "Elements", "Hero", "Heroes", "Id", "LeapDay", "Level", "LocalStart", "MaybeEffect", "Name", "Reset", "ResetUtc", "Slot", "Starts", "Stat", "Timeout", "Title", "Weights" }, new bool[] { true, true, true, true, true, true, true, true, true, true, false, true, false, false, true, true, false, true, true, true, false, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysFeatures;
 
         internal static Features ReadFeatures(GentableReader r)
         {
@@ -217,7 +218,7 @@ namespace Torture.Tables
             global::System.DateTime? f20 = default(global::System.DateTime?);
             global::System.TimeSpan f21 = default(global::System.TimeSpan);
             global::System.TimeSpan? f22 = default(global::System.TimeSpan?);
-            r.BeginObject(KeysFeatures);
+            r.BeginObject(KeysFeatures ?? GentableKeys.Once(ref KeysFeatures, new string[] { "Big", "ById", "Cooldown", "Day", "Effect", "Effects", "Elements", "Hero", "Heroes", "Id", "LeapDay", "Level", "LocalStart", "MaybeEffect", "Name", "Reset", "ResetUtc", "Slot", "Starts", "Stat", "Timeout", "Title", "Weights" }, new bool[] { true, true, true, true, true, true, true, true, true, true, false, true, false, false, true, true, false, true, true, true, false, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -136,7 +136,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Keywords, sorted by primary key, with lookup by key.</summary>
     public sealed partial class KeywordsTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<KeywordsId, Keywords> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Keywords> All { get; }
@@ -149,25 +149,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Keywords>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Keywords>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<KeywordsId, Keywords>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Keywords" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Keywords" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Keywords Get(KeywordsId key)
         {
-            Keywords row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Keywords)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Keywords" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(KeywordsId key, out Keywords row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(KeywordsId key, out Keywords row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Keywords)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Keywords Get(byte id) { return this.Get(new KeywordsId(id)); }
@@ -178,7 +178,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysKeywords = new GentableKeys(new string[] { "Id", "class", "constructor", "default", "delete", "enum", "in", "is", "move", "namespace", "new", "params", "ref", "self", "type" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysKeywords;
 
         internal static Keywords ReadKeywords(GentableReader r)
         {
@@ -197,7 +198,7 @@ namespace Torture.Tables
             Keyword f12 = default(Keyword);
             Keyword f13 = default(Keyword);
             Keyword f14 = default(Keyword);
-            r.BeginObject(KeysKeywords);
+            r.BeginObject(KeysKeywords ?? GentableKeys.Once(ref KeysKeywords, new string[] { "Id", "class", "constructor", "default", "delete", "enum", "in", "is", "move", "namespace", "new", "params", "ref", "self", "type" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -37,13 +37,14 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLog = new GentableKeys(new string[] { "Msg", "Step" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLog;
 
         internal static Log ReadLog(GentableReader r)
         {
             ushort f0 = default(ushort);
             string f1 = default(string);
-            r.BeginObject(KeysLog);
+            r.BeginObject(KeysLog ?? GentableKeys.Once(ref KeysLog, new string[] { "Msg", "Step" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -117,7 +117,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Nested, sorted by primary key, with lookup by key.</summary>
     public sealed partial class NestedTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<NestedId, Nested> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Nested> All { get; }
@@ -130,25 +130,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Nested>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Nested>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<NestedId, Nested>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Nested" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Name)) throw new GentableDataException("Nested" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Name, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Nested Get(NestedId key)
         {
-            Nested row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Nested)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Nested" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(NestedId key, out Nested row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(NestedId key, out Nested row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Nested)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Nested Get(string name) { return this.Get(new NestedId(name)); }
@@ -159,7 +159,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysNested = new GentableKeys(new string[] { "Flags", "Grid", "Ints", "Kinds", "MaybePos", "Name", "Opt", "OptText", "Pos", "Ref", "Shape", "Words" }, new bool[] { true, true, true, true, false, true, false, false, true, false, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysNested;
 
         internal static Nested ReadNested(GentableReader r)
         {
@@ -175,7 +176,7 @@ namespace Torture.Tables
             int? f9 = default(int?);
             string f10 = default(string);
             int? f11 = default(int?);
-            r.BeginObject(KeysNested);
+            r.BeginObject(KeysNested ?? GentableKeys.Once(ref KeysNested, new string[] { "Flags", "Grid", "Ints", "Kinds", "MaybePos", "Name", "Opt", "OptText", "Pos", "Ref", "Shape", "Words" }, new bool[] { true, true, true, true, false, true, false, false, true, false, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

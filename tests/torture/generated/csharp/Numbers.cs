@@ -87,7 +87,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Numbers, sorted by primary key, with lookup by key.</summary>
     public sealed partial class NumbersTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<NumbersId, Numbers> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<ushort, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Numbers> All { get; }
@@ -100,25 +100,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Numbers>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Numbers>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<NumbersId, Numbers>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<ushort, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Numbers" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Numbers" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Numbers Get(NumbersId key)
         {
-            Numbers row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Numbers)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Numbers" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(NumbersId key, out Numbers row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(NumbersId key, out Numbers row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Numbers)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Numbers Get(ushort id) { return this.Get(new NumbersId(id)); }
@@ -129,7 +129,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysNumbers = new GentableKeys(new string[] { "F", "I16", "I32", "I64", "I8", "Id", "MaybeF", "U16", "U32", "U64", "U8" }, new bool[] { true, true, true, true, true, true, false, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysNumbers;
 
         internal static Numbers ReadNumbers(GentableReader r)
         {
@@ -144,7 +145,7 @@ namespace Torture.Tables
             ulong f8 = default(ulong);
             double f9 = default(double);
             double? f10 = default(double?);
-            r.BeginObject(KeysNumbers);
+            r.BeginObject(KeysNumbers ?? GentableKeys.Once(ref KeysNumbers, new string[] { "F", "I16", "I32", "I64", "I8", "Id", "MaybeF", "U16", "U32", "U64", "U8" }, new bool[] { true, true, true, true, true, true, false, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -78,7 +78,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Option, sorted by primary key, with lookup by key.</summary>
     public sealed partial class OptionTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<OptionId, Option> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Option> All { get; }
@@ -91,25 +91,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Option>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Option>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<OptionId, Option>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Option" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Option" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Option Get(OptionId key)
         {
-            Option row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Option)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Option" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(OptionId key, out Option row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(OptionId key, out Option row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Option)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Option Get(byte id) { return this.Get(new OptionId(id)); }
@@ -120,14 +120,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysOption = new GentableKeys(new string[] { "Id", "Maybe", "Next" }, new bool[] { true, false, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysOption;
 
         internal static Option ReadOption(GentableReader r)
         {
             byte f0 = default(byte);
             string f1 = default(string);
             int? f2 = default(int?);
-            r.BeginObject(KeysOption);
+            r.BeginObject(KeysOption ?? GentableKeys.Once(ref KeysOption, new string[] { "Id", "Maybe", "Next" }, new bool[] { true, false, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -65,7 +65,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Pair, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PairTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PairId, Pair> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<PairId, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Pair> All { get; }
@@ -78,7 +78,7 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Pair>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Pair>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PairId, Pair>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<PairId, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
@@ -90,13 +90,13 @@ namespace Torture.Tables
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Pair Get(PairId key)
         {
-            Pair row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key, out row)) return (Pair)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Pair" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PairId key, out Pair row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PairId key, out Pair row) { object found; bool has = this.byKey.TryGetValue(key, out found); row = (Pair)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Pair Get(Keyword kind, byte n) { return this.Get(new PairId(kind, n)); }
@@ -107,14 +107,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPair = new GentableKeys(new string[] { "Kind", "N", "V" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPair;
 
         internal static Pair ReadPair(GentableReader r)
         {
             Keyword f0 = default(Keyword);
             byte f1 = default(byte);
             double f2 = default(double);
-            r.BeginObject(KeysPair);
+            r.BeginObject(KeysPair ?? GentableKeys.Once(ref KeysPair, new string[] { "Kind", "N", "V" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

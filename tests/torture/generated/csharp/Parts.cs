@@ -58,7 +58,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Parts, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PartsTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PartsId, Parts> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<ushort, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Parts> All { get; }
@@ -71,25 +71,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Parts>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Parts>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PartsId, Parts>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<ushort, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Parts" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Parts" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Parts Get(PartsId key)
         {
-            Parts row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Parts)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Parts" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PartsId key, out Parts row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PartsId key, out Parts row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Parts)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Parts Get(ushort id) { return this.Get(new PartsId(id)); }
@@ -100,14 +100,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysParts = new GentableKeys(new string[] { "Id", "Part", "Tags" }, new bool[] { true, true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysParts;
 
         internal static Parts ReadParts(GentableReader r)
         {
             ushort f0 = default(ushort);
             string f1 = default(string);
             global::System.Collections.Generic.IReadOnlyList<string> f2 = default(global::System.Collections.Generic.IReadOnlyList<string>);
-            r.BeginObject(KeysParts);
+            r.BeginObject(KeysParts ?? GentableKeys.Once(ref KeysParts, new string[] { "Id", "Part", "Tags" }, new bool[] { true, true, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -23,14 +23,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPoint = new GentableKeys(new string[] { "label", "x", "y" }, new bool[] { false, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPoint;
 
         internal static Point ReadPoint(GentableReader r)
         {
             short f0 = default(short);
             short f1 = default(short);
             string f2 = default(string);
-            r.BeginObject(KeysPoint);
+            r.BeginObject(KeysPoint ?? GentableKeys.Once(ref KeysPoint, new string[] { "label", "x", "y" }, new bool[] { false, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -70,7 +70,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Self, sorted by primary key, with lookup by key.</summary>
     public sealed partial class SelfTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<SelfId, Self> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Self> All { get; }
@@ -83,25 +83,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Self>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Self>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<SelfId, Self>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Self" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Self" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Self Get(SelfId key)
         {
-            Self row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Self)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Self" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(SelfId key, out Self row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(SelfId key, out Self row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Self)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Self Get(byte id) { return this.Get(new SelfId(id)); }
@@ -112,13 +112,14 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSelf = new GentableKeys(new string[] { "Id", "Other" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSelf;
 
         internal static Self ReadSelf(GentableReader r)
         {
             byte f0 = default(byte);
             string f1 = default(string);
-            r.BeginObject(KeysSelf);
+            r.BeginObject(KeysSelf ?? GentableKeys.Once(ref KeysSelf, new string[] { "Id", "Other" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

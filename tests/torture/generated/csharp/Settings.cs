@@ -32,7 +32,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSettings = new GentableKeys(new string[] { "Debug", "Default", "Scale", "Title", "Version" }, new bool[] { true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSettings;
 
         internal static Settings ReadSettings(GentableReader r)
         {
@@ -41,7 +42,7 @@ namespace Torture.Tables
             double f2 = default(double);
             bool f3 = default(bool);
             Keyword f4 = default(Keyword);
-            r.BeginObject(KeysSettings);
+            r.BeginObject(KeysSettings ?? GentableKeys.Once(ref KeysSettings, new string[] { "Debug", "Default", "Scale", "Title", "Version" }, new bool[] { true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -26,14 +26,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysShape = new GentableKeys(new string[] { "origin", "path", "tags" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysShape;
 
         internal static Shape ReadShape(GentableReader r)
         {
             Point f0 = default(Point);
             global::System.Collections.Generic.IReadOnlyList<Point> f1 = default(global::System.Collections.Generic.IReadOnlyList<Point>);
             global::System.Collections.Generic.IReadOnlyList<string> f2 = default(global::System.Collections.Generic.IReadOnlyList<string>);
-            r.BeginObject(KeysShape);
+            r.BeginObject(KeysShape ?? GentableKeys.Once(ref KeysShape, new string[] { "origin", "path", "tags" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

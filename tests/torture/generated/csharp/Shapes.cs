@@ -112,7 +112,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Shapes, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ShapesTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ShapesId, Shapes> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<ushort, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Shapes> All { get; }
@@ -125,25 +125,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Shapes>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Shapes>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ShapesId, Shapes>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<ushort, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Shapes" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Shapes" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Shapes Get(ShapesId key)
         {
-            Shapes row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Shapes)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Shapes" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ShapesId key, out Shapes row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ShapesId key, out Shapes row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Shapes)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Shapes Get(ushort id) { return this.Get(new ShapesId(id)); }
@@ -154,7 +154,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysShapes = new GentableKeys(new string[] { "Amount", "Any", "Anys", "ByPattern", "Either", "Flag", "Id", "MaybeAny", "MaybeFirst", "Merged", "Meta", "Mixed", "Named", "OneOfShapes", "Pair", "Stats", "Vec3" }, new bool[] { false, false, false, false, false, false, true, false, false, false, false, false, false, false, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysShapes;
 
         internal static Shapes ReadShapes(GentableReader r)
         {
@@ -175,7 +176,7 @@ namespace Torture.Tables
             ShapesNamed f14 = default(ShapesNamed);
             ShapesMerged f15 = default(ShapesMerged);
             ShapesOneOfShapes f16 = default(ShapesOneOfShapes);
-            r.BeginObject(KeysShapes);
+            r.BeginObject(KeysShapes ?? GentableKeys.Once(ref KeysShapes, new string[] { "Amount", "Any", "Anys", "ByPattern", "Either", "Flag", "Id", "MaybeAny", "MaybeFirst", "Merged", "Meta", "Mixed", "Named", "OneOfShapes", "Pair", "Stats", "Vec3" }, new bool[] { false, false, false, false, false, false, true, false, false, false, false, false, false, false, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

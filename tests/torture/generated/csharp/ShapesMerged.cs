@@ -20,14 +20,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysShapesMerged = new GentableKeys(new string[] { "level", "name", "rank" }, new bool[] { false, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysShapesMerged;
 
         internal static ShapesMerged ReadShapesMerged(GentableReader r)
         {
             string f0 = default(string);
             byte? f1 = default(byte?);
             byte f2 = default(byte);
-            r.BeginObject(KeysShapesMerged);
+            r.BeginObject(KeysShapesMerged ?? GentableKeys.Once(ref KeysShapesMerged, new string[] { "level", "name", "rank" }, new bool[] { false, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -20,14 +20,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysShapesNamed = new GentableKeys(new string[] { "level", "name", "title" }, new bool[] { false, true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysShapesNamed;
 
         internal static ShapesNamed ReadShapesNamed(GentableReader r)
         {
             string f0 = default(string);
             byte? f1 = default(byte?);
             string f2 = default(string);
-            r.BeginObject(KeysShapesNamed);
+            r.BeginObject(KeysShapesNamed ?? GentableKeys.Once(ref KeysShapesNamed, new string[] { "level", "name", "title" }, new bool[] { false, true, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

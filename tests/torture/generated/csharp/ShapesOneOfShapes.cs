@@ -20,14 +20,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysShapesOneOfShapes = new GentableKeys(new string[] { "h", "radius", "w" }, new bool[] { false, false, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysShapesOneOfShapes;
 
         internal static ShapesOneOfShapes ReadShapesOneOfShapes(GentableReader r)
         {
             double? f0 = default(double?);
             double? f1 = default(double?);
             double? f2 = default(double?);
-            r.BeginObject(KeysShapesOneOfShapes);
+            r.BeginObject(KeysShapesOneOfShapes ?? GentableKeys.Once(ref KeysShapesOneOfShapes, new string[] { "h", "radius", "w" }, new bool[] { false, false, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -79,7 +79,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Spread, sorted by primary key, with lookup by key.</summary>
     public sealed partial class SpreadTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<SpreadId, Spread> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<byte, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Spread> All { get; }
@@ -92,25 +92,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Spread>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Spread>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<SpreadId, Spread>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Spread" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Spread" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Spread Get(SpreadId key)
         {
-            Spread row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Spread)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Spread" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(SpreadId key, out Spread row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(SpreadId key, out Spread row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Spread)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Spread Get(byte id) { return this.Get(new SpreadId(id)); }
@@ -121,7 +121,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSpread = new GentableKeys(new string[] { "Effect", "Id", "MaybeEffect", "Pos", "Shape", "Stat" }, new bool[] { true, true, false, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSpread;
 
         internal static Spread ReadSpread(GentableReader r)
         {
@@ -131,7 +132,7 @@ namespace Torture.Tables
             Effect f3 = default(Effect);
             Effect f4 = default(Effect);
             Shape f5 = default(Shape);
-            r.BeginObject(KeysSpread);
+            r.BeginObject(KeysSpread ?? GentableKeys.Once(ref KeysSpread, new string[] { "Effect", "Id", "MaybeEffect", "Pos", "Shape", "Stat" }, new bool[] { true, true, false, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -23,14 +23,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysStat = new GentableKeys(new string[] { "base", "cap", "growth" }, new bool[] { true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysStat;
 
         internal static Stat ReadStat(GentableReader r)
         {
             ushort f0 = default(ushort);
             double f1 = default(double);
             ushort f2 = default(ushort);
-            r.BeginObject(KeysStat);
+            r.BeginObject(KeysStat ?? GentableKeys.Once(ref KeysStat, new string[] { "base", "cap", "growth" }, new bool[] { true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Torture.Tables
     /// <summary>The rows of table String, sorted by primary key, with lookup by key.</summary>
     public sealed partial class StringTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<StringId, String> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<String> All { get; }
@@ -68,25 +68,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<String>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<String>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<StringId, String>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("String" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Text)) throw new GentableDataException("String" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Text, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public String Get(StringId key)
         {
-            String row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (String)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("String" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(StringId key, out String row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(StringId key, out String row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (String)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public String Get(string text) { return this.Get(new StringId(text)); }
@@ -97,13 +97,14 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysString = new GentableKeys(new string[] { "Text", "Words" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysString;
 
         internal static String ReadString(GentableReader r)
         {
             string f0 = default(string);
             global::System.Collections.Generic.IReadOnlyList<string> f1 = default(global::System.Collections.Generic.IReadOnlyList<string>);
-            r.BeginObject(KeysString);
+            r.BeginObject(KeysString ?? GentableKeys.Once(ref KeysString, new string[] { "Text", "Words" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -66,7 +66,7 @@ namespace Torture.Tables
     /// <summary>The rows of table Strings, sorted by primary key, with lookup by key.</summary>
     public sealed partial class StringsTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<StringsId, Strings> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Strings> All { get; }
@@ -79,25 +79,25 @@ namespace Torture.Tables
         {
             var list = new global::System.Collections.Generic.List<Strings>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Strings>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<StringsId, Strings>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key_)) throw new GentableDataException("Strings" + ": duplicate primary key " + row.Key_);
-                this.byKey.Add(row.Key_, row);
+                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Strings" + ": duplicate primary key " + row.Key_);
+                this.byKey.Add(row.Key, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Strings Get(StringsId key)
         {
-            Strings row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Strings)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Strings" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(StringsId key, out Strings row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(StringsId key, out Strings row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Strings)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Strings Get(string key) { return this.Get(new StringsId(key)); }
@@ -108,14 +108,15 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysStrings = new GentableKeys(new string[] { "Key", "Note", "Text" }, new bool[] { true, false, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysStrings;
 
         internal static Strings ReadStrings(GentableReader r)
         {
             string f0 = default(string);
             string f1 = default(string);
             string f2 = default(string);
-            r.BeginObject(KeysStrings);
+            r.BeginObject(KeysStrings ?? GentableKeys.Once(ref KeysStrings, new string[] { "Key", "Note", "Text" }, new bool[] { true, false, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -44,7 +44,8 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysVertical = new GentableKeys(new string[] { "Banned", "MaxPlayers", "Motd", "Note", "Odds", "Opening", "Opens", "Ratio", "Round" }, new bool[] { true, true, true, false, true, true, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysVertical;
 
         internal static Vertical ReadVertical(GentableReader r)
         {
@@ -57,7 +58,7 @@ namespace Torture.Tables
             Effect f6 = default(Effect);
             global::System.Collections.Generic.IReadOnlyList<Hero> f7 = default(global::System.Collections.Generic.IReadOnlyList<Hero>);
             string f8 = default(string);
-            r.BeginObject(KeysVertical);
+            r.BeginObject(KeysVertical ?? GentableKeys.Once(ref KeysVertical, new string[] { "Banned", "MaxPlayers", "Motd", "Note", "Odds", "Opening", "Opens", "Ratio", "Round" }, new bool[] { true, true, true, false, true, true, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

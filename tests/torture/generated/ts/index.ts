@@ -4,10 +4,15 @@
 import * as node_buffer from "node:buffer";
 import * as node_fs from "node:fs";
 import * as node_path from "node:path";
+import * as node_zlib from "node:zlib";
 import { DATA_FILES, loadTablesFromText, type Tables } from "./browser.js";
 import * as rt from "./runtime.js";
 
 export * from "./browser.js";
+
+// Node's native CRC-32 (20.15, 22.2 and later) for the binary files' checksum; older Node computes it in JavaScript.
+const nativeCrc32 = (node_zlib as unknown as { crc32?: (data: Uint8Array) => number }).crc32;
+if (typeof nativeCrc32 === "function") rt.useCrc32(nativeCrc32);
 
 function path(dataDir: string, file: string): string {
   return node_path.join(dataDir, file);

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Base, sorted by primary key, with lookup by key.</summary>
     public sealed partial class BaseTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<BaseId, Base> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Base> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Base>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Base>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<BaseId, Base>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("base" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("base" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Base Get(BaseId key)
         {
-            Base row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Base)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("base" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(BaseId key, out Base row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(BaseId key, out Base row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Base)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Base Get(int id) { return this.Get(new BaseId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysBase = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysBase;
 
         internal static Base ReadBase(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysBase);
+            r.BeginObject(KeysBase ?? GentableKeys.Once(ref KeysBase, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Box, sorted by primary key, with lookup by key.</summary>
     public sealed partial class BoxTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<BoxId, Box> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Box> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Box>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Box>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<BoxId, Box>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("box" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("box" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Box Get(BoxId key)
         {
-            Box row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Box)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("box" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(BoxId key, out Box row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(BoxId key, out Box row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Box)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Box Get(int id) { return this.Get(new BoxId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysBox = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysBox;
 
         internal static Box ReadBox(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysBox);
+            r.BeginObject(KeysBox ?? GentableKeys.Once(ref KeysBox, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Buffer, sorted by primary key, with lookup by key.</summary>
     public sealed partial class BufferTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<BufferId, Buffer> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Buffer> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Buffer>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Buffer>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<BufferId, Buffer>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Buffer" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Buffer" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Buffer Get(BufferId key)
         {
-            Buffer row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Buffer)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Buffer" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(BufferId key, out Buffer row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(BufferId key, out Buffer row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Buffer)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Buffer Get(int id) { return this.Get(new BufferId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysBuffer = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysBuffer;
 
         internal static Buffer ReadBuffer(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysBuffer);
+            r.BeginObject(KeysBuffer ?? GentableKeys.Once(ref KeysBuffer, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

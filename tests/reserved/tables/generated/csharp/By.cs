@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table By, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ByTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ById, By> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<By> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<By>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<By>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ById, By>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("by" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("by" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public By Get(ById key)
         {
-            By row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (By)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("by" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ById key, out By row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ById key, out By row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (By)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public By Get(int id) { return this.Get(new ById(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysBy = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysBy;
 
         internal static By ReadBy(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysBy);
+            r.BeginObject(KeysBy ?? GentableKeys.Once(ref KeysBy, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Char, sorted by primary key, with lookup by key.</summary>
     public sealed partial class CharTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<CharId, Char> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Char> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Char>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Char>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<CharId, Char>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("char" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("char" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Char Get(CharId key)
         {
-            Char row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Char)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("char" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(CharId key, out Char row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(CharId key, out Char row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Char)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Char Get(int id) { return this.Get(new CharId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysChar = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChar;
 
         internal static Char ReadChar(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysChar);
+            r.BeginObject(KeysChar ?? GentableKeys.Once(ref KeysChar, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

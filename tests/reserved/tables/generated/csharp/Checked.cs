@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Checked, sorted by primary key, with lookup by key.</summary>
     public sealed partial class CheckedTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<CheckedId, Checked> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Checked> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Checked>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Checked>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<CheckedId, Checked>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("checked" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("checked" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Checked Get(CheckedId key)
         {
-            Checked row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Checked)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("checked" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(CheckedId key, out Checked row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(CheckedId key, out Checked row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Checked)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Checked Get(int id) { return this.Get(new CheckedId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysChecked = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChecked;
 
         internal static Checked ReadChecked(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysChecked);
+            r.BeginObject(KeysChecked ?? GentableKeys.Once(ref KeysChecked, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Declare, sorted by primary key, with lookup by key.</summary>
     public sealed partial class DeclareTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<DeclareId, Declare> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Declare> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Declare>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Declare>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<DeclareId, Declare>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("declare" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("declare" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Declare Get(DeclareId key)
         {
-            Declare row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Declare)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("declare" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(DeclareId key, out Declare row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(DeclareId key, out Declare row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Declare)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Declare Get(int id) { return this.Get(new DeclareId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDeclare = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDeclare;
 
         internal static Declare ReadDeclare(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysDeclare);
+            r.BeginObject(KeysDeclare ?? GentableKeys.Once(ref KeysDeclare, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Display, sorted by primary key, with lookup by key.</summary>
     public sealed partial class DisplayTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<DisplayId, Display> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Display> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Display>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Display>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<DisplayId, Display>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Display" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Display" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Display Get(DisplayId key)
         {
-            Display row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Display)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Display" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(DisplayId key, out Display row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(DisplayId key, out Display row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Display)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Display Get(int id) { return this.Get(new DisplayId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDisplay = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDisplay;
 
         internal static Display ReadDisplay(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysDisplay);
+            r.BeginObject(KeysDisplay ?? GentableKeys.Once(ref KeysDisplay, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

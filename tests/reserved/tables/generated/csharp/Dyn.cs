@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Dyn, sorted by primary key, with lookup by key.</summary>
     public sealed partial class DynTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<DynId, Dyn> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Dyn> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Dyn>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Dyn>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<DynId, Dyn>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("dyn" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("dyn" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Dyn Get(DynId key)
         {
-            Dyn row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Dyn)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("dyn" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(DynId key, out Dyn row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(DynId key, out Dyn row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Dyn)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Dyn Get(int id) { return this.Get(new DynId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDyn = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDyn;
 
         internal static Dyn ReadDyn(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysDyn);
+            r.BeginObject(KeysDyn ?? GentableKeys.Once(ref KeysDyn, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Enum, sorted by primary key, with lookup by key.</summary>
     public sealed partial class EnumTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<EnumId, Enum> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Enum> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Enum>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Enum>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<EnumId, Enum>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("enum" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("enum" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Enum Get(EnumId key)
         {
-            Enum row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Enum)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("enum" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(EnumId key, out Enum row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(EnumId key, out Enum row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Enum)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Enum Get(int id) { return this.Get(new EnumId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysEnum = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysEnum;
 
         internal static Enum ReadEnum(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysEnum);
+            r.BeginObject(KeysEnum ?? GentableKeys.Once(ref KeysEnum, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table F64, sorted by primary key, with lookup by key.</summary>
     public sealed partial class F64Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<F64Id, F64> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<F64> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<F64>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<F64>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<F64Id, F64>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("f64" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("f64" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public F64 Get(F64Id key)
         {
-            F64 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (F64)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("f64" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(F64Id key, out F64 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(F64Id key, out F64 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (F64)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public F64 Get(int id) { return this.Get(new F64Id(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysF64 = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysF64;
 
         internal static F64 ReadF64(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysF64);
+            r.BeginObject(KeysF64 ?? GentableKeys.Once(ref KeysF64, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table False, sorted by primary key, with lookup by key.</summary>
     public sealed partial class FalseTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<FalseId, False> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<False> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<False>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<False>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<FalseId, False>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("false" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("false" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public False Get(FalseId key)
         {
-            False row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (False)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("false" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(FalseId key, out False row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(FalseId key, out False row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (False)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public False Get(int id) { return this.Get(new FalseId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysFalse = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysFalse;
 
         internal static False ReadFalse(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysFalse);
+            r.BeginObject(KeysFalse ?? GentableKeys.Once(ref KeysFalse, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

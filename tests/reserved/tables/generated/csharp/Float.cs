@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Float, sorted by primary key, with lookup by key.</summary>
     public sealed partial class FloatTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<FloatId, Float> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Float> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Float>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Float>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<FloatId, Float>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("float" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("float" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Float Get(FloatId key)
         {
-            Float row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Float)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("float" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(FloatId key, out Float row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(FloatId key, out Float row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Float)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Float Get(int id) { return this.Get(new FloatId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysFloat = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysFloat;
 
         internal static Float ReadFloat(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysFloat);
+            r.BeginObject(KeysFloat ?? GentableKeys.Once(ref KeysFloat, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

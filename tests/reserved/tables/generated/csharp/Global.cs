@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Global, sorted by primary key, with lookup by key.</summary>
     public sealed partial class GlobalTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<GlobalId, Global> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Global> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Global>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Global>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<GlobalId, Global>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("global" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("global" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Global Get(GlobalId key)
         {
-            Global row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Global)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("global" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(GlobalId key, out Global row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(GlobalId key, out Global row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Global)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Global Get(int id) { return this.Get(new GlobalId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysGlobal = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysGlobal;
 
         internal static Global ReadGlobal(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysGlobal);
+            r.BeginObject(KeysGlobal ?? GentableKeys.Once(ref KeysGlobal, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table I128, sorted by primary key, with lookup by key.</summary>
     public sealed partial class I128Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<I128Id, I128> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<I128> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<I128>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<I128>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<I128Id, I128>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("i128" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("i128" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public I128 Get(I128Id key)
         {
-            I128 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (I128)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("i128" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(I128Id key, out I128 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(I128Id key, out I128 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (I128)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public I128 Get(int id) { return this.Get(new I128Id(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysI128 = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysI128;
 
         internal static I128 ReadI128(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysI128);
+            r.BeginObject(KeysI128 ?? GentableKeys.Once(ref KeysI128, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

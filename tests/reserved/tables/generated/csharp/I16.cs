@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table I16, sorted by primary key, with lookup by key.</summary>
     public sealed partial class I16Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<I16Id, I16> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<I16> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<I16>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<I16>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<I16Id, I16>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("i16" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("i16" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public I16 Get(I16Id key)
         {
-            I16 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (I16)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("i16" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(I16Id key, out I16 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(I16Id key, out I16 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (I16)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public I16 Get(int id) { return this.Get(new I16Id(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysI16 = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysI16;
 
         internal static I16 ReadI16(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysI16);
+            r.BeginObject(KeysI16 ?? GentableKeys.Once(ref KeysI16, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table I64, sorted by primary key, with lookup by key.</summary>
     public sealed partial class I64Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<I64Id, I64> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<I64> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<I64>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<I64>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<I64Id, I64>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("i64" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("i64" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public I64 Get(I64Id key)
         {
-            I64 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (I64)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("i64" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(I64Id key, out I64 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(I64Id key, out I64 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (I64)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public I64 Get(int id) { return this.Get(new I64Id(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysI64 = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysI64;
 
         internal static I64 ReadI64(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysI64);
+            r.BeginObject(KeysI64 ?? GentableKeys.Once(ref KeysI64, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Init, sorted by primary key, with lookup by key.</summary>
     public sealed partial class InitTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<InitId, Init> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Init> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Init>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Init>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<InitId, Init>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("init" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("init" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Init Get(InitId key)
         {
-            Init row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Init)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("init" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(InitId key, out Init row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(InitId key, out Init row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Init)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Init Get(int id) { return this.Get(new InitId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysInit = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysInit;
 
         internal static Init ReadInit(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysInit);
+            r.BeginObject(KeysInit ?? GentableKeys.Once(ref KeysInit, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Int, sorted by primary key, with lookup by key.</summary>
     public sealed partial class IntTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<IntId, Int> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Int> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Int>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Int>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<IntId, Int>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("int" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("int" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Int Get(IntId key)
         {
-            Int row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Int)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("int" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(IntId key, out Int row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(IntId key, out Int row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Int)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Int Get(int id) { return this.Get(new IntId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysInt = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysInt;
 
         internal static Int ReadInt(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysInt);
+            r.BeginObject(KeysInt ?? GentableKeys.Once(ref KeysInt, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

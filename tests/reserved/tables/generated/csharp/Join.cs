@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Join, sorted by primary key, with lookup by key.</summary>
     public sealed partial class JoinTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<JoinId, Join> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Join> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Join>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Join>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<JoinId, Join>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("join" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("join" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Join Get(JoinId key)
         {
-            Join row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Join)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("join" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(JoinId key, out Join row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(JoinId key, out Join row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Join)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Join Get(int id) { return this.Get(new JoinId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysJoin = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysJoin;
 
         internal static Join ReadJoin(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysJoin);
+            r.BeginObject(KeysJoin ?? GentableKeys.Once(ref KeysJoin, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Let, sorted by primary key, with lookup by key.</summary>
     public sealed partial class LetTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<LetId, Let> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Let> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Let>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Let>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<LetId, Let>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("let" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("let" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Let Get(LetId key)
         {
-            Let row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Let)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("let" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(LetId key, out Let row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(LetId key, out Let row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Let)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Let Get(int id) { return this.Get(new LetId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLet = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLet;
 
         internal static Let ReadLet(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysLet);
+            r.BeginObject(KeysLet ?? GentableKeys.Once(ref KeysLet, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

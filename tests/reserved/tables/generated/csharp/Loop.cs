@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Loop, sorted by primary key, with lookup by key.</summary>
     public sealed partial class LoopTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<LoopId, Loop> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Loop> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Loop>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Loop>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<LoopId, Loop>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("loop" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("loop" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Loop Get(LoopId key)
         {
-            Loop row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Loop)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("loop" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(LoopId key, out Loop row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(LoopId key, out Loop row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Loop)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Loop Get(int id) { return this.Get(new LoopId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLoop = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLoop;
 
         internal static Loop ReadLoop(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysLoop);
+            r.BeginObject(KeysLoop ?? GentableKeys.Once(ref KeysLoop, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

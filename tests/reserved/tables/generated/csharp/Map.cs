@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Map, sorted by primary key, with lookup by key.</summary>
     public sealed partial class MapTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<MapId, Map> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Map> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Map>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Map>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<MapId, Map>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Map" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Map" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Map Get(MapId key)
         {
-            Map row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Map)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Map" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(MapId key, out Map row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(MapId key, out Map row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Map)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Map Get(int id) { return this.Get(new MapId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMap = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMap;
 
         internal static Map ReadMap(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysMap);
+            r.BeginObject(KeysMap ?? GentableKeys.Once(ref KeysMap, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

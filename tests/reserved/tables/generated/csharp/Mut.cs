@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Mut, sorted by primary key, with lookup by key.</summary>
     public sealed partial class MutTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<MutId, Mut> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Mut> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Mut>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Mut>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<MutId, Mut>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("mut" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("mut" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Mut Get(MutId key)
         {
-            Mut row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Mut)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("mut" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(MutId key, out Mut row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(MutId key, out Mut row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Mut)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Mut Get(int id) { return this.Get(new MutId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMut = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMut;
 
         internal static Mut ReadMut(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysMut);
+            r.BeginObject(KeysMut ?? GentableKeys.Once(ref KeysMut, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

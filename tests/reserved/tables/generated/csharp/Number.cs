@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Number, sorted by primary key, with lookup by key.</summary>
     public sealed partial class NumberTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<NumberId, Number> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Number> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Number>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Number>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<NumberId, Number>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("number" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("number" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Number Get(NumberId key)
         {
-            Number row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Number)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("number" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(NumberId key, out Number row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(NumberId key, out Number row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Number)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Number Get(int id) { return this.Get(new NumberId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysNumber = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysNumber;
 
         internal static Number ReadNumber(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysNumber);
+            r.BeginObject(KeysNumber ?? GentableKeys.Once(ref KeysNumber, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table On, sorted by primary key, with lookup by key.</summary>
     public sealed partial class OnTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<OnId, On> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<On> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<On>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<On>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<OnId, On>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("on" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("on" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public On Get(OnId key)
         {
-            On row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (On)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("on" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(OnId key, out On row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(OnId key, out On row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (On)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public On Get(int id) { return this.Get(new OnId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysOn = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysOn;
 
         internal static On ReadOn(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysOn);
+            r.BeginObject(KeysOn ?? GentableKeys.Once(ref KeysOn, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table PartialOrd, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PartialOrdTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PartialOrdId, PartialOrd> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<PartialOrd> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<PartialOrd>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<PartialOrd>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PartialOrdId, PartialOrd>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("PartialOrd" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("PartialOrd" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public PartialOrd Get(PartialOrdId key)
         {
-            PartialOrd row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (PartialOrd)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("PartialOrd" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PartialOrdId key, out PartialOrd row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PartialOrdId key, out PartialOrd row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (PartialOrd)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public PartialOrd Get(int id) { return this.Get(new PartialOrdId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPartialOrd = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPartialOrd;
 
         internal static PartialOrd ReadPartialOrd(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysPartialOrd);
+            r.BeginObject(KeysPartialOrd ?? GentableKeys.Once(ref KeysPartialOrd, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

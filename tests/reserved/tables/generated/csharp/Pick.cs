@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Pick, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PickTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PickId, Pick> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Pick> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Pick>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Pick>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PickId, Pick>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Pick" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Pick" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Pick Get(PickId key)
         {
-            Pick row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Pick)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Pick" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PickId key, out Pick row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PickId key, out Pick row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Pick)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Pick Get(int id) { return this.Get(new PickId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPick = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPick;
 
         internal static Pick ReadPick(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysPick);
+            r.BeginObject(KeysPick ?? GentableKeys.Once(ref KeysPick, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table ProcMacro, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ProcMacroTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ProcMacroId, ProcMacro> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<ProcMacro> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<ProcMacro>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<ProcMacro>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ProcMacroId, ProcMacro>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("proc_macro" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("proc_macro" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ProcMacro Get(ProcMacroId key)
         {
-            ProcMacro row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (ProcMacro)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("proc_macro" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ProcMacroId key, out ProcMacro row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ProcMacroId key, out ProcMacro row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (ProcMacro)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ProcMacro Get(int id) { return this.Get(new ProcMacroId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysProcMacro = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysProcMacro;
 
         internal static ProcMacro ReadProcMacro(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysProcMacro);
+            r.BeginObject(KeysProcMacro ?? GentableKeys.Once(ref KeysProcMacro, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

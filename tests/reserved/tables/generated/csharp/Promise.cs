@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Promise, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PromiseTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PromiseId, Promise> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Promise> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Promise>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Promise>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PromiseId, Promise>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Promise" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Promise" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Promise Get(PromiseId key)
         {
-            Promise row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Promise)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Promise" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PromiseId key, out Promise row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PromiseId key, out Promise row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Promise)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Promise Get(int id) { return this.Get(new PromiseId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPromise = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPromise;
 
         internal static Promise ReadPromise(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysPromise);
+            r.BeginObject(KeysPromise ?? GentableKeys.Once(ref KeysPromise, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Public, sorted by primary key, with lookup by key.</summary>
     public sealed partial class PublicTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<PublicId, Public> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Public> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Public>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Public>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<PublicId, Public>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("public" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("public" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Public Get(PublicId key)
         {
-            Public row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Public)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("public" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(PublicId key, out Public row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(PublicId key, out Public row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Public)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Public Get(int id) { return this.Get(new PublicId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPublic = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPublic;
 
         internal static Public ReadPublic(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysPublic);
+            r.BeginObject(KeysPublic ?? GentableKeys.Once(ref KeysPublic, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Raw, sorted by primary key, with lookup by key.</summary>
     public sealed partial class RawTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<RawId, Raw> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Raw> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Raw>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Raw>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<RawId, Raw>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("raw" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("raw" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Raw Get(RawId key)
         {
-            Raw row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Raw)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("raw" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(RawId key, out Raw row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(RawId key, out Raw row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Raw)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Raw Get(int id) { return this.Get(new RawId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysRaw = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysRaw;
 
         internal static Raw ReadRaw(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysRaw);
+            r.BeginObject(KeysRaw ?? GentableKeys.Once(ref KeysRaw, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Record, sorted by primary key, with lookup by key.</summary>
     public sealed partial class RecordTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<RecordId, Record> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Record> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Record>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Record>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<RecordId, Record>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("record" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("record" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Record Get(RecordId key)
         {
-            Record row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Record)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("record" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(RecordId key, out Record row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(RecordId key, out Record row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Record)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Record Get(int id) { return this.Get(new RecordId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysRecord = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysRecord;
 
         internal static Record ReadRecord(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysRecord);
+            r.BeginObject(KeysRecord ?? GentableKeys.Once(ref KeysRecord, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

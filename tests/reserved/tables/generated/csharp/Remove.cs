@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Remove, sorted by primary key, with lookup by key.</summary>
     public sealed partial class RemoveTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<RemoveId, Remove> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Remove> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Remove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Remove>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<RemoveId, Remove>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("remove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("remove" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Remove Get(RemoveId key)
         {
-            Remove row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Remove)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("remove" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(RemoveId key, out Remove row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(RemoveId key, out Remove row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Remove)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Remove Get(int id) { return this.Get(new RemoveId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysRemove = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysRemove;
 
         internal static Remove ReadRemove(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysRemove);
+            r.BeginObject(KeysRemove ?? GentableKeys.Once(ref KeysRemove, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Result, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ResultTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ResultId, Result> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Result> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Result>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Result>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ResultId, Result>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Result" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Result" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Result Get(ResultId key)
         {
-            Result row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Result)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Result" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ResultId key, out Result row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ResultId key, out Result row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Result)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Result Get(int id) { return this.Get(new ResultId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysResult = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysResult;
 
         internal static Result ReadResult(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysResult);
+            r.BeginObject(KeysResult ?? GentableKeys.Once(ref KeysResult, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Super, sorted by primary key, with lookup by key.</summary>
     public sealed partial class SuperTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<SuperId, Super> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Super> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Super>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Super>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<SuperId, Super>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("super" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("super" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Super Get(SuperId key)
         {
-            Super row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Super)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("super" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(SuperId key, out Super row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(SuperId key, out Super row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Super)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Super Get(int id) { return this.Get(new SuperId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSuper = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSuper;
 
         internal static Super ReadSuper(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysSuper);
+            r.BeginObject(KeysSuper ?? GentableKeys.Once(ref KeysSuper, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Symbol, sorted by primary key, with lookup by key.</summary>
     public sealed partial class SymbolTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<SymbolId, Symbol> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Symbol> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Symbol>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Symbol>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<SymbolId, Symbol>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("symbol" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("symbol" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Symbol Get(SymbolId key)
         {
-            Symbol row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Symbol)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("symbol" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(SymbolId key, out Symbol row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(SymbolId key, out Symbol row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Symbol)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Symbol Get(int id) { return this.Get(new SymbolId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysSymbol = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysSymbol;
 
         internal static Symbol ReadSymbol(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysSymbol);
+            r.BeginObject(KeysSymbol ?? GentableKeys.Once(ref KeysSymbol, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table ToLocaleString, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ToLocaleStringTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ToLocaleStringId, ToLocaleString> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<ToLocaleString> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<ToLocaleString>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<ToLocaleString>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ToLocaleStringId, ToLocaleString>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("toLocaleString" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("toLocaleString" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ToLocaleString Get(ToLocaleStringId key)
         {
-            ToLocaleString row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (ToLocaleString)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("toLocaleString" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ToLocaleStringId key, out ToLocaleString row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ToLocaleStringId key, out ToLocaleString row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (ToLocaleString)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ToLocaleString Get(int id) { return this.Get(new ToLocaleStringId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysToLocaleString = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysToLocaleString;
 
         internal static ToLocaleString ReadToLocaleString(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysToLocaleString);
+            r.BeginObject(KeysToLocaleString ?? GentableKeys.Once(ref KeysToLocaleString, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table ToOwned, sorted by primary key, with lookup by key.</summary>
     public sealed partial class ToOwnedTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<ToOwnedId, ToOwned> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<ToOwned> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<ToOwned>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<ToOwned>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<ToOwnedId, ToOwned>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("ToOwned" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("ToOwned" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ToOwned Get(ToOwnedId key)
         {
-            ToOwned row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (ToOwned)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("ToOwned" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(ToOwnedId key, out ToOwned row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(ToOwnedId key, out ToOwned row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (ToOwned)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public ToOwned Get(int id) { return this.Get(new ToOwnedId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysToOwned = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysToOwned;
 
         internal static ToOwned ReadToOwned(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysToOwned);
+            r.BeginObject(KeysToOwned ?? GentableKeys.Once(ref KeysToOwned, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table U32, sorted by primary key, with lookup by key.</summary>
     public sealed partial class U32Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<U32Id, U32> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<U32> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<U32>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<U32>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<U32Id, U32>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("u32" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("u32" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public U32 Get(U32Id key)
         {
-            U32 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (U32)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("u32" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(U32Id key, out U32 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(U32Id key, out U32 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (U32)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public U32 Get(int id) { return this.Get(new U32Id(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysU32 = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysU32;
 
         internal static U32 ReadU32(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysU32);
+            r.BeginObject(KeysU32 ?? GentableKeys.Once(ref KeysU32, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

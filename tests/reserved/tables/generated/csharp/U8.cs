@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table U8, sorted by primary key, with lookup by key.</summary>
     public sealed partial class U8Table
     {
-        private readonly global::System.Collections.Generic.Dictionary<U8Id, U8> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<U8> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<U8>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<U8>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<U8Id, U8>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("u8" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("u8" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public U8 Get(U8Id key)
         {
-            U8 row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (U8)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("u8" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(U8Id key, out U8 row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(U8Id key, out U8 row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (U8)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public U8 Get(int id) { return this.Get(new U8Id(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysU8 = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysU8;
 
         internal static U8 ReadU8(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysU8);
+            r.BeginObject(KeysU8 ?? GentableKeys.Once(ref KeysU8, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

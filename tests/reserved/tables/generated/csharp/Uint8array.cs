@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Uint8array, sorted by primary key, with lookup by key.</summary>
     public sealed partial class Uint8arrayTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<Uint8arrayId, Uint8array> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Uint8array> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Uint8array>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Uint8array>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<Uint8arrayId, Uint8array>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Uint8Array" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Uint8Array" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Uint8array Get(Uint8arrayId key)
         {
-            Uint8array row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Uint8array)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Uint8Array" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(Uint8arrayId key, out Uint8array row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(Uint8arrayId key, out Uint8array row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Uint8array)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Uint8array Get(int id) { return this.Get(new Uint8arrayId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUint8array = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUint8array;
 
         internal static Uint8array ReadUint8array(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysUint8array);
+            r.BeginObject(KeysUint8array ?? GentableKeys.Once(ref KeysUint8array, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

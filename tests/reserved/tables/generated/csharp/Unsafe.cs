@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Unsafe, sorted by primary key, with lookup by key.</summary>
     public sealed partial class UnsafeTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<UnsafeId, Unsafe> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Unsafe> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Unsafe>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Unsafe>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<UnsafeId, Unsafe>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("unsafe" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("unsafe" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Unsafe Get(UnsafeId key)
         {
-            Unsafe row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Unsafe)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("unsafe" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(UnsafeId key, out Unsafe row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(UnsafeId key, out Unsafe row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Unsafe)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Unsafe Get(int id) { return this.Get(new UnsafeId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUnsafe = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUnsafe;
 
         internal static Unsafe ReadUnsafe(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysUnsafe);
+            r.BeginObject(KeysUnsafe ?? GentableKeys.Once(ref KeysUnsafe, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table UriError, sorted by primary key, with lookup by key.</summary>
     public sealed partial class UriErrorTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<UriErrorId, UriError> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<UriError> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<UriError>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<UriError>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<UriErrorId, UriError>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("URIError" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("URIError" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public UriError Get(UriErrorId key)
         {
-            UriError row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (UriError)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("URIError" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(UriErrorId key, out UriError row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(UriErrorId key, out UriError row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (UriError)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public UriError Get(int id) { return this.Get(new UriErrorId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUriError = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUriError;
 
         internal static UriError ReadUriError(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysUriError);
+            r.BeginObject(KeysUriError ?? GentableKeys.Once(ref KeysUriError, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

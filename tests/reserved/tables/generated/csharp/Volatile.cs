@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table Volatile, sorted by primary key, with lookup by key.</summary>
     public sealed partial class VolatileTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<VolatileId, Volatile> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Volatile> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<Volatile>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Volatile>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<VolatileId, Volatile>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("volatile" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("volatile" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Volatile Get(VolatileId key)
         {
-            Volatile row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Volatile)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("volatile" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(VolatileId key, out Volatile row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(VolatileId key, out Volatile row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Volatile)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Volatile Get(int id) { return this.Get(new VolatileId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysVolatile = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysVolatile;
 
         internal static Volatile ReadVolatile(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysVolatile);
+            r.BeginObject(KeysVolatile ?? GentableKeys.Once(ref KeysVolatile, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

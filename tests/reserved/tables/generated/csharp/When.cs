@@ -55,7 +55,7 @@ namespace Reserved.Tables
     /// <summary>The rows of table When, sorted by primary key, with lookup by key.</summary>
     public sealed partial class WhenTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<WhenId, When> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<When> All { get; }
@@ -68,25 +68,25 @@ namespace Reserved.Tables
         {
             var list = new global::System.Collections.Generic.List<When>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<When>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<WhenId, When>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("when" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("when" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public When Get(WhenId key)
         {
-            When row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (When)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("when" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(WhenId key, out When row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(WhenId key, out When row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (When)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public When Get(int id) { return this.Get(new WhenId(id)); }
@@ -97,13 +97,14 @@ namespace Reserved.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysWhen = new GentableKeys(new string[] { "Id", "Value" }, new bool[] { true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysWhen;
 
         internal static When ReadWhen(GentableReader r)
         {
             int f0 = default(int);
             int f1 = default(int);
-            r.BeginObject(KeysWhen);
+            r.BeginObject(KeysWhen ?? GentableKeys.Once(ref KeysWhen, new string[] { "Id", "Value" }, new bool[] { true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

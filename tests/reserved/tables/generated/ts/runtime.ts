@@ -580,22 +580,52 @@ export function wDateTime(d: Date): string {
 // ------------------------------------------------------------------------------------------------------------
 // The binary data format (docs/data-format.md §3): one pass over a `<Table>.bytes` file with every check of §5.
 
-let crcTable: Uint32Array | undefined;
+let crcTable: Int32Array | undefined;
+let nativeCrc32: ((data: Uint8Array) => number) | undefined;
 
+/**
+ * Makes the binary loader compute CRC-32 (ISO-HDLC) with `crc` (Node's `zlib.crc32`, from Node 20.15 and 22.2),
+ * instead of its own JavaScript; `index.ts` passes it where the platform has it.
+ */
+export function useCrc32(crc: (data: Uint8Array) => number): void {
+  nativeCrc32 = crc;
+}
+
+/**
+ * CRC-32 (ISO-HDLC, as zlib and PNG: reflected polynomial 0xEDB88320) of `b` from byte `from` on, eight bytes at a
+ * time (slicing-by-8: table s maps a byte followed by s zero bytes); an unsigned 32-bit number.
+ */
 function crc32(b: Uint8Array, from: number): number {
+  if (nativeCrc32 !== undefined) return nativeCrc32(b.subarray(from)) >>> 0;
   let t = crcTable;
   if (t === undefined) {
-    t = new Uint32Array(256);
+    t = new Int32Array(8 * 256);
     for (let n = 0; n < 256; n++) {
       let c = n;
       for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      t[n] = c >>> 0;
+      t[n] = c;
     }
+    for (let n = 256; n < 8 * 256; n++) t[n] = ((t[n - 256] as number) >>> 8) ^ (t[(t[n - 256] as number) & 0xff] as number);
     crcTable = t;
   }
-  let crc = 0xffffffff;
-  for (let i = from; i < b.length; i++) crc = (t[(crc ^ (b[i] as number)) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
+  let crc = -1;
+  let i = from;
+  const end8 = from + ((b.length - from) & ~7);
+  for (; i < end8; i += 8) {
+    const lo = ((b[i] as number) | ((b[i + 1] as number) << 8) | ((b[i + 2] as number) << 16) | ((b[i + 3] as number) << 24)) ^ crc;
+    const hi = (b[i + 4] as number) | ((b[i + 5] as number) << 8) | ((b[i + 6] as number) << 16) | ((b[i + 7] as number) << 24);
+    crc =
+      (t[1792 + (lo & 0xff)] as number) ^
+      (t[1536 + ((lo >>> 8) & 0xff)] as number) ^
+      (t[1280 + ((lo >>> 16) & 0xff)] as number) ^
+      (t[1024 + (lo >>> 24)] as number) ^
+      (t[768 + (hi & 0xff)] as number) ^
+      (t[512 + ((hi >>> 8) & 0xff)] as number) ^
+      (t[256 + ((hi >>> 16) & 0xff)] as number) ^
+      (t[hi >>> 24] as number);
+  }
+  for (; i < b.length; i++) crc = (t[(crc ^ (b[i] as number)) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
 }
 
 /** Whether `bytes` start with the binary format's magic (else they are JSON text). */
@@ -613,6 +643,28 @@ export function isBinary(bytes: Uint8Array): boolean {
  * the bit after the last character, or -1 when the bits end early, -2 - b for an invalid code that ends in
  * byte b.
  */
+/** Codes of up to this many bits decode with one table look-up (2 × 2^FAST_BITS entries). */
+const FAST_BITS = 11;
+const FAST_MASK = (1 << FAST_BITS) - 1;
+
+let utf16Decoder: Utf8Decoder | null | undefined;
+
+/**
+ * The first `used` UTF-16 code units of `units` as a string: with the platform's `TextDecoder("utf-16le")` (Node,
+ * browsers) on a little-endian machine, else `String.fromCharCode` in chunks.
+ */
+function utf16(units: Uint16Array, used: number): string {
+  if (utf16Decoder === undefined) {
+    const g = globalThis as unknown as { TextDecoder?: new (label: string) => Utf8Decoder };
+    const little = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+    utf16Decoder = little && g.TextDecoder !== undefined ? new g.TextDecoder("utf-16le") : null;
+  }
+  if (utf16Decoder !== null) return utf16Decoder.decode(new Uint8Array(units.buffer, units.byteOffset, used * 2));
+  const chunks: string[] = [];
+  for (let i = 0; i < used; i += 8192) chunks.push(String.fromCharCode.apply(null, units.subarray(i, Math.min(used, i + 8192)) as unknown as number[]));
+  return chunks.join("");
+}
+
 function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, perLen: Int32Array, order: Int32Array, k: number, lengths: Int32Array, units: Uint16Array, ends: Int32Array): number {
   const last = b.length - 1;
   let used = 0;
@@ -621,11 +673,11 @@ function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, p
     for (let n = lengths[s] as number; n > 0; n--) {
       const at = bit >>> 3;
       const w = at + 2 <= last ? ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number) : tail(b, at);
-      const e = fast[(ctx << 10) | ((w >>> (14 - (bit & 7))) & 1023)] as number;
+      const e = fast[(ctx << FAST_BITS) | ((w >>> (24 - FAST_BITS - (bit & 7))) & FAST_MASK)] as number;
       let cp: number;
       if (e !== 0) {
         bit += e & 31;
-        cp = order[ctx * k + (e >>> 5)] as number;
+        cp = e >>> 5;
       } else {
         cp = -2;
         let code = 0;
@@ -756,8 +808,9 @@ export class Bin {
       perLen[at] = (perLen[at] as number) + 1;
     }
     const order = new Int32Array(2 * k);
-    // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
-    const fast = new Int32Array(2048);
+    // Codes of up to FAST_BITS bits decode with one look-up of the next FAST_BITS bits: entry = code point << 5 |
+    // length (0: a longer code).
+    const fast = new Int32Array(2 << FAST_BITS);
     for (let ctx = 0; ctx < 2; ctx++) {
       let left = 1;
       for (let l = 1; l <= 24; l++) {
@@ -776,10 +829,10 @@ export class Bin {
           slot[l] = (slot[l] as number) + 1;
         }
       }
-      for (let l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1) {
+      for (let l = 1, code = 0, j = ctx * k; l <= FAST_BITS; l++, code <<= 1) {
         for (let n = perLen[ctx * 25 + l] as number; n > 0; n--, j++, code++) {
-          const shift = 10 - l;
-          fast.fill((j << 5) | l, ctx * 1024 + (code << shift), ctx * 1024 + ((code + 1) << shift));
+          const shift = FAST_BITS - l;
+          fast.fill(((order[j] as number) << 5) | l, (ctx << FAST_BITS) + (code << shift), (ctx << FAST_BITS) + ((code + 1) << shift));
         }
       }
     }
@@ -807,9 +860,7 @@ export class Bin {
       this.fail("the string table's coded characters do not end in their last byte");
     }
     // One string of every character, then each string as a slice of it.
-    const chunks: string[] = [];
-    for (let i = 0; i < used; i += 8192) chunks.push(String.fromCharCode.apply(null, units.subarray(i, Math.min(used, i + 8192)) as unknown as number[]));
-    const text = chunks.join("");
+    const text = utf16(units, used);
     const strs: string[] = new Array<string>(count);
     for (let s = 0, from = 0; s < count; s++) {
       const to = ends[s] as number;

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysAnd = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysAnd;
 
         internal static And ReadAnd(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysAnd);
+            r.BeginObject(KeysAnd ?? GentableKeys.Once(ref KeysAnd, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

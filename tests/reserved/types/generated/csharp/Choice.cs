@@ -4568,655 +4568,980 @@ namespace Reserved.Types
 
         private static readonly GentableKeys KindsChoice = new GentableKeys(new string[] { "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$" }, null);
 
-        private static readonly GentableKeys KeysChoice_0 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_0;
 
-        private static readonly GentableKeys KeysChoice_1 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_1;
 
-        private static readonly GentableKeys KeysChoice_2 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_2;
 
-        private static readonly GentableKeys KeysChoice_3 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_3;
 
-        private static readonly GentableKeys KeysChoice_4 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_4;
 
-        private static readonly GentableKeys KeysChoice_5 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_5;
 
-        private static readonly GentableKeys KeysChoice_6 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_6;
 
-        private static readonly GentableKeys KeysChoice_7 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_7;
 
-        private static readonly GentableKeys KeysChoice_8 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_8;
 
-        private static readonly GentableKeys KeysChoice_9 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_9;
 
-        private static readonly GentableKeys KeysChoice_10 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_10;
 
-        private static readonly GentableKeys KeysChoice_11 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_11;
 
-        private static readonly GentableKeys KeysChoice_12 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_12;
 
-        private static readonly GentableKeys KeysChoice_13 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_13;
 
-        private static readonly GentableKeys KeysChoice_14 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_14;
 
-        private static readonly GentableKeys KeysChoice_15 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_15;
 
-        private static readonly GentableKeys KeysChoice_16 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_16;
 
-        private static readonly GentableKeys KeysChoice_17 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_17;
 
-        private static readonly GentableKeys KeysChoice_18 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_18;
 
-        private static readonly GentableKeys KeysChoice_19 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_19;
 
-        private static readonly GentableKeys KeysChoice_20 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_20;
 
-        private static readonly GentableKeys KeysChoice_21 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_21;
 
-        private static readonly GentableKeys KeysChoice_22 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_22;
 
-        private static readonly GentableKeys KeysChoice_23 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_23;
 
-        private static readonly GentableKeys KeysChoice_24 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_24;
 
-        private static readonly GentableKeys KeysChoice_25 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_25;
 
-        private static readonly GentableKeys KeysChoice_26 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_26;
 
-        private static readonly GentableKeys KeysChoice_27 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_27;
 
-        private static readonly GentableKeys KeysChoice_28 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_28;
 
-        private static readonly GentableKeys KeysChoice_29 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_29;
 
-        private static readonly GentableKeys KeysChoice_30 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_30;
 
-        private static readonly GentableKeys KeysChoice_31 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_31;
 
-        private static readonly GentableKeys KeysChoice_32 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_32;
 
-        private static readonly GentableKeys KeysChoice_33 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_33;
 
-        private static readonly GentableKeys KeysChoice_34 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_34;
 
-        private static readonly GentableKeys KeysChoice_35 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_35;
 
-        private static readonly GentableKeys KeysChoice_36 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_36;
 
-        private static readonly GentableKeys KeysChoice_37 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_37;
 
-        private static readonly GentableKeys KeysChoice_38 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_38;
 
-        private static readonly GentableKeys KeysChoice_39 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_39;
 
-        private static readonly GentableKeys KeysChoice_40 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_40;
 
-        private static readonly GentableKeys KeysChoice_41 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_41;
 
-        private static readonly GentableKeys KeysChoice_42 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_42;
 
-        private static readonly GentableKeys KeysChoice_43 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_43;
 
-        private static readonly GentableKeys KeysChoice_44 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_44;
 
-        private static readonly GentableKeys KeysChoice_45 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_45;
 
-        private static readonly GentableKeys KeysChoice_46 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_46;
 
-        private static readonly GentableKeys KeysChoice_47 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_47;
 
-        private static readonly GentableKeys KeysChoice_48 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_48;
 
-        private static readonly GentableKeys KeysChoice_49 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_49;
 
-        private static readonly GentableKeys KeysChoice_50 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_50;
 
-        private static readonly GentableKeys KeysChoice_51 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_51;
 
-        private static readonly GentableKeys KeysChoice_52 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_52;
 
-        private static readonly GentableKeys KeysChoice_53 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_53;
 
-        private static readonly GentableKeys KeysChoice_54 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_54;
 
-        private static readonly GentableKeys KeysChoice_55 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_55;
 
-        private static readonly GentableKeys KeysChoice_56 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_56;
 
-        private static readonly GentableKeys KeysChoice_57 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_57;
 
-        private static readonly GentableKeys KeysChoice_58 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_58;
 
-        private static readonly GentableKeys KeysChoice_59 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_59;
 
-        private static readonly GentableKeys KeysChoice_60 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_60;
 
-        private static readonly GentableKeys KeysChoice_61 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_61;
 
-        private static readonly GentableKeys KeysChoice_62 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_62;
 
-        private static readonly GentableKeys KeysChoice_63 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_63;
 
-        private static readonly GentableKeys KeysChoice_64 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_64;
 
-        private static readonly GentableKeys KeysChoice_65 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_65;
 
-        private static readonly GentableKeys KeysChoice_66 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_66;
 
-        private static readonly GentableKeys KeysChoice_67 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_67;
 
-        private static readonly GentableKeys KeysChoice_68 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_68;
 
-        private static readonly GentableKeys KeysChoice_69 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_69;
 
-        private static readonly GentableKeys KeysChoice_70 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_70;
 
-        private static readonly GentableKeys KeysChoice_71 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_71;
 
-        private static readonly GentableKeys KeysChoice_72 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_72;
 
-        private static readonly GentableKeys KeysChoice_73 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_73;
 
-        private static readonly GentableKeys KeysChoice_74 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_74;
 
-        private static readonly GentableKeys KeysChoice_75 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_75;
 
-        private static readonly GentableKeys KeysChoice_76 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_76;
 
-        private static readonly GentableKeys KeysChoice_77 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_77;
 
-        private static readonly GentableKeys KeysChoice_78 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_78;
 
-        private static readonly GentableKeys KeysChoice_79 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_79;
 
-        private static readonly GentableKeys KeysChoice_80 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_80;
 
-        private static readonly GentableKeys KeysChoice_81 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_81;
 
-        private static readonly GentableKeys KeysChoice_82 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_82;
 
-        private static readonly GentableKeys KeysChoice_83 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_83;
 
-        private static readonly GentableKeys KeysChoice_84 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_84;
 
-        private static readonly GentableKeys KeysChoice_85 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_85;
 
-        private static readonly GentableKeys KeysChoice_86 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_86;
 
-        private static readonly GentableKeys KeysChoice_87 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_87;
 
-        private static readonly GentableKeys KeysChoice_88 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_88;
 
-        private static readonly GentableKeys KeysChoice_89 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_89;
 
-        private static readonly GentableKeys KeysChoice_90 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_90;
 
-        private static readonly GentableKeys KeysChoice_91 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_91;
 
-        private static readonly GentableKeys KeysChoice_92 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_92;
 
-        private static readonly GentableKeys KeysChoice_93 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_93;
 
-        private static readonly GentableKeys KeysChoice_94 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_94;
 
-        private static readonly GentableKeys KeysChoice_95 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_95;
 
-        private static readonly GentableKeys KeysChoice_96 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_96;
 
-        private static readonly GentableKeys KeysChoice_97 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_97;
 
-        private static readonly GentableKeys KeysChoice_98 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_98;
 
-        private static readonly GentableKeys KeysChoice_99 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_99;
 
-        private static readonly GentableKeys KeysChoice_100 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_100;
 
-        private static readonly GentableKeys KeysChoice_101 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_101;
 
-        private static readonly GentableKeys KeysChoice_102 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_102;
 
-        private static readonly GentableKeys KeysChoice_103 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_103;
 
-        private static readonly GentableKeys KeysChoice_104 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_104;
 
-        private static readonly GentableKeys KeysChoice_105 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_105;
 
-        private static readonly GentableKeys KeysChoice_106 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_106;
 
-        private static readonly GentableKeys KeysChoice_107 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_107;
 
-        private static readonly GentableKeys KeysChoice_108 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_108;
 
-        private static readonly GentableKeys KeysChoice_109 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_109;
 
-        private static readonly GentableKeys KeysChoice_110 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_110;
 
-        private static readonly GentableKeys KeysChoice_111 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_111;
 
-        private static readonly GentableKeys KeysChoice_112 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_112;
 
-        private static readonly GentableKeys KeysChoice_113 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_113;
 
-        private static readonly GentableKeys KeysChoice_114 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_114;
 
-        private static readonly GentableKeys KeysChoice_115 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_115;
 
-        private static readonly GentableKeys KeysChoice_116 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_116;
 
-        private static readonly GentableKeys KeysChoice_117 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_117;
 
-        private static readonly GentableKeys KeysChoice_118 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_118;
 
-        private static readonly GentableKeys KeysChoice_119 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_119;
 
-        private static readonly GentableKeys KeysChoice_120 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_120;
 
-        private static readonly GentableKeys KeysChoice_121 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_121;
 
-        private static readonly GentableKeys KeysChoice_122 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_122;
 
-        private static readonly GentableKeys KeysChoice_123 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_123;
 
-        private static readonly GentableKeys KeysChoice_124 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_124;
 
-        private static readonly GentableKeys KeysChoice_125 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_125;
 
-        private static readonly GentableKeys KeysChoice_126 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_126;
 
-        private static readonly GentableKeys KeysChoice_127 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_127;
 
-        private static readonly GentableKeys KeysChoice_128 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_128;
 
-        private static readonly GentableKeys KeysChoice_129 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_129;
 
-        private static readonly GentableKeys KeysChoice_130 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_130;
 
-        private static readonly GentableKeys KeysChoice_131 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_131;
 
-        private static readonly GentableKeys KeysChoice_132 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_132;
 
-        private static readonly GentableKeys KeysChoice_133 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_133;
 
-        private static readonly GentableKeys KeysChoice_134 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_134;
 
-        private static readonly GentableKeys KeysChoice_135 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_135;
 
-        private static readonly GentableKeys KeysChoice_136 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_136;
 
-        private static readonly GentableKeys KeysChoice_137 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_137;
 
-        private static readonly GentableKeys KeysChoice_138 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_138;
 
-        private static readonly GentableKeys KeysChoice_139 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_139;
 
-        private static readonly GentableKeys KeysChoice_140 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_140;
 
-        private static readonly GentableKeys KeysChoice_141 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_141;
 
-        private static readonly GentableKeys KeysChoice_142 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_142;
 
-        private static readonly GentableKeys KeysChoice_143 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_143;
 
-        private static readonly GentableKeys KeysChoice_144 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_144;
 
-        private static readonly GentableKeys KeysChoice_145 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_145;
 
-        private static readonly GentableKeys KeysChoice_146 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_146;
 
-        private static readonly GentableKeys KeysChoice_147 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_147;
 
-        private static readonly GentableKeys KeysChoice_148 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_148;
 
-        private static readonly GentableKeys KeysChoice_149 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_149;
 
-        private static readonly GentableKeys KeysChoice_150 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_150;
 
-        private static readonly GentableKeys KeysChoice_151 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_151;
 
-        private static readonly GentableKeys KeysChoice_152 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_152;
 
-        private static readonly GentableKeys KeysChoice_153 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_153;
 
-        private static readonly GentableKeys KeysChoice_154 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_154;
 
-        private static readonly GentableKeys KeysChoice_155 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_155;
 
-        private static readonly GentableKeys KeysChoice_156 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_156;
 
-        private static readonly GentableKeys KeysChoice_157 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_157;
 
-        private static readonly GentableKeys KeysChoice_158 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_158;
 
-        private static readonly GentableKeys KeysChoice_159 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_159;
 
-        private static readonly GentableKeys KeysChoice_160 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_160;
 
-        private static readonly GentableKeys KeysChoice_161 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_161;
 
-        private static readonly GentableKeys KeysChoice_162 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_162;
 
-        private static readonly GentableKeys KeysChoice_163 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_163;
 
-        private static readonly GentableKeys KeysChoice_164 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_164;
 
-        private static readonly GentableKeys KeysChoice_165 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_165;
 
-        private static readonly GentableKeys KeysChoice_166 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_166;
 
-        private static readonly GentableKeys KeysChoice_167 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_167;
 
-        private static readonly GentableKeys KeysChoice_168 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_168;
 
-        private static readonly GentableKeys KeysChoice_169 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_169;
 
-        private static readonly GentableKeys KeysChoice_170 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_170;
 
-        private static readonly GentableKeys KeysChoice_171 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_171;
 
-        private static readonly GentableKeys KeysChoice_172 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_172;
 
-        private static readonly GentableKeys KeysChoice_173 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_173;
 
-        private static readonly GentableKeys KeysChoice_174 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_174;
 
-        private static readonly GentableKeys KeysChoice_175 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_175;
 
-        private static readonly GentableKeys KeysChoice_176 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_176;
 
-        private static readonly GentableKeys KeysChoice_177 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_177;
 
-        private static readonly GentableKeys KeysChoice_178 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_178;
 
-        private static readonly GentableKeys KeysChoice_179 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_179;
 
-        private static readonly GentableKeys KeysChoice_180 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_180;
 
-        private static readonly GentableKeys KeysChoice_181 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_181;
 
-        private static readonly GentableKeys KeysChoice_182 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_182;
 
-        private static readonly GentableKeys KeysChoice_183 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_183;
 
-        private static readonly GentableKeys KeysChoice_184 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_184;
 
-        private static readonly GentableKeys KeysChoice_185 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_185;
 
-        private static readonly GentableKeys KeysChoice_186 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_186;
 
-        private static readonly GentableKeys KeysChoice_187 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_187;
 
-        private static readonly GentableKeys KeysChoice_188 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_188;
 
-        private static readonly GentableKeys KeysChoice_189 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_189;
 
-        private static readonly GentableKeys KeysChoice_190 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_190;
 
-        private static readonly GentableKeys KeysChoice_191 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_191;
 
-        private static readonly GentableKeys KeysChoice_192 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_192;
 
-        private static readonly GentableKeys KeysChoice_193 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_193;
 
-        private static readonly GentableKeys KeysChoice_194 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_194;
 
-        private static readonly GentableKeys KeysChoice_195 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_195;
 
-        private static readonly GentableKeys KeysChoice_196 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_196;
 
-        private static readonly GentableKeys KeysChoice_197 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_197;
 
-        private static readonly GentableKeys KeysChoice_198 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_198;
 
-        private static readonly GentableKeys KeysChoice_199 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_199;
 
-        private static readonly GentableKeys KeysChoice_200 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_200;
 
-        private static readonly GentableKeys KeysChoice_201 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_201;
 
-        private static readonly GentableKeys KeysChoice_202 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_202;
 
-        private static readonly GentableKeys KeysChoice_203 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_203;
 
-        private static readonly GentableKeys KeysChoice_204 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_204;
 
-        private static readonly GentableKeys KeysChoice_205 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_205;
 
-        private static readonly GentableKeys KeysChoice_206 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_206;
 
-        private static readonly GentableKeys KeysChoice_207 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_207;
 
-        private static readonly GentableKeys KeysChoice_208 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_208;
 
-        private static readonly GentableKeys KeysChoice_209 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_209;
 
-        private static readonly GentableKeys KeysChoice_210 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_210;
 
-        private static readonly GentableKeys KeysChoice_211 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_211;
 
-        private static readonly GentableKeys KeysChoice_212 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_212;
 
-        private static readonly GentableKeys KeysChoice_213 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_213;
 
-        private static readonly GentableKeys KeysChoice_214 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_214;
 
-        private static readonly GentableKeys KeysChoice_215 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_215;
 
-        private static readonly GentableKeys KeysChoice_216 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_216;
 
-        private static readonly GentableKeys KeysChoice_217 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_217;
 
-        private static readonly GentableKeys KeysChoice_218 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_218;
 
-        private static readonly GentableKeys KeysChoice_219 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_219;
 
-        private static readonly GentableKeys KeysChoice_220 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_220;
 
-        private static readonly GentableKeys KeysChoice_221 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_221;
 
-        private static readonly GentableKeys KeysChoice_222 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_222;
 
-        private static readonly GentableKeys KeysChoice_223 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_223;
 
-        private static readonly GentableKeys KeysChoice_224 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_224;
 
-        private static readonly GentableKeys KeysChoice_225 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_225;
 
-        private static readonly GentableKeys KeysChoice_226 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_226;
 
-        private static readonly GentableKeys KeysChoice_227 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_227;
 
-        private static readonly GentableKeys KeysChoice_228 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_228;
 
-        private static readonly GentableKeys KeysChoice_229 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_229;
 
-        private static readonly GentableKeys KeysChoice_230 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_230;
 
-        private static readonly GentableKeys KeysChoice_231 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_231;
 
-        private static readonly GentableKeys KeysChoice_232 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_232;
 
-        private static readonly GentableKeys KeysChoice_233 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_233;
 
-        private static readonly GentableKeys KeysChoice_234 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_234;
 
-        private static readonly GentableKeys KeysChoice_235 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_235;
 
-        private static readonly GentableKeys KeysChoice_236 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_236;
 
-        private static readonly GentableKeys KeysChoice_237 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_237;
 
-        private static readonly GentableKeys KeysChoice_238 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_238;
 
-        private static readonly GentableKeys KeysChoice_239 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_239;
 
-        private static readonly GentableKeys KeysChoice_240 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_240;
 
-        private static readonly GentableKeys KeysChoice_241 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_241;
 
-        private static readonly GentableKeys KeysChoice_242 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_242;
 
-        private static readonly GentableKeys KeysChoice_243 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_243;
 
-        private static readonly GentableKeys KeysChoice_244 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_244;
 
-        private static readonly GentableKeys KeysChoice_245 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_245;
 
-        private static readonly GentableKeys KeysChoice_246 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_246;
 
-        private static readonly GentableKeys KeysChoice_247 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_247;
 
-        private static readonly GentableKeys KeysChoice_248 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_248;
 
-        private static readonly GentableKeys KeysChoice_249 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_249;
 
-        private static readonly GentableKeys KeysChoice_250 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_250;
 
-        private static readonly GentableKeys KeysChoice_251 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_251;
 
-        private static readonly GentableKeys KeysChoice_252 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_252;
 
-        private static readonly GentableKeys KeysChoice_253 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_253;
 
-        private static readonly GentableKeys KeysChoice_254 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_254;
 
-        private static readonly GentableKeys KeysChoice_255 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_255;
 
-        private static readonly GentableKeys KeysChoice_256 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_256;
 
-        private static readonly GentableKeys KeysChoice_257 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_257;
 
-        private static readonly GentableKeys KeysChoice_258 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_258;
 
-        private static readonly GentableKeys KeysChoice_259 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_259;
 
-        private static readonly GentableKeys KeysChoice_260 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_260;
 
-        private static readonly GentableKeys KeysChoice_261 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_261;
 
-        private static readonly GentableKeys KeysChoice_262 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_262;
 
-        private static readonly GentableKeys KeysChoice_263 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_263;
 
-        private static readonly GentableKeys KeysChoice_264 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_264;
 
-        private static readonly GentableKeys KeysChoice_265 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_265;
 
-        private static readonly GentableKeys KeysChoice_266 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_266;
 
-        private static readonly GentableKeys KeysChoice_267 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_267;
 
-        private static readonly GentableKeys KeysChoice_268 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_268;
 
-        private static readonly GentableKeys KeysChoice_269 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_269;
 
-        private static readonly GentableKeys KeysChoice_270 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_270;
 
-        private static readonly GentableKeys KeysChoice_271 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_271;
 
-        private static readonly GentableKeys KeysChoice_272 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_272;
 
-        private static readonly GentableKeys KeysChoice_273 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_273;
 
-        private static readonly GentableKeys KeysChoice_274 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_274;
 
-        private static readonly GentableKeys KeysChoice_275 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_275;
 
-        private static readonly GentableKeys KeysChoice_276 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_276;
 
-        private static readonly GentableKeys KeysChoice_277 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_277;
 
-        private static readonly GentableKeys KeysChoice_278 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_278;
 
-        private static readonly GentableKeys KeysChoice_279 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_279;
 
-        private static readonly GentableKeys KeysChoice_280 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_280;
 
-        private static readonly GentableKeys KeysChoice_281 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_281;
 
-        private static readonly GentableKeys KeysChoice_282 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_282;
 
-        private static readonly GentableKeys KeysChoice_283 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_283;
 
-        private static readonly GentableKeys KeysChoice_284 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_284;
 
-        private static readonly GentableKeys KeysChoice_285 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_285;
 
-        private static readonly GentableKeys KeysChoice_286 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_286;
 
-        private static readonly GentableKeys KeysChoice_287 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_287;
 
-        private static readonly GentableKeys KeysChoice_288 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_288;
 
-        private static readonly GentableKeys KeysChoice_289 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_289;
 
-        private static readonly GentableKeys KeysChoice_290 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_290;
 
-        private static readonly GentableKeys KeysChoice_291 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_291;
 
-        private static readonly GentableKeys KeysChoice_292 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_292;
 
-        private static readonly GentableKeys KeysChoice_293 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_293;
 
-        private static readonly GentableKeys KeysChoice_294 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_294;
 
-        private static readonly GentableKeys KeysChoice_295 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_295;
 
-        private static readonly GentableKeys KeysChoice_296 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_296;
 
-        private static readonly GentableKeys KeysChoice_297 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_297;
 
-        private static readonly GentableKeys KeysChoice_298 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_298;
 
-        private static readonly GentableKeys KeysChoice_299 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_299;
 
-        private static readonly GentableKeys KeysChoice_300 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_300;
 
-        private static readonly GentableKeys KeysChoice_301 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_301;
 
-        private static readonly GentableKeys KeysChoice_302 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_302;
 
-        private static readonly GentableKeys KeysChoice_303 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_303;
 
-        private static readonly GentableKeys KeysChoice_304 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_304;
 
-        private static readonly GentableKeys KeysChoice_305 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_305;
 
-        private static readonly GentableKeys KeysChoice_306 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_306;
 
-        private static readonly GentableKeys KeysChoice_307 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_307;
 
-        private static readonly GentableKeys KeysChoice_308 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_308;
 
-        private static readonly GentableKeys KeysChoice_309 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_309;
 
-        private static readonly GentableKeys KeysChoice_310 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_310;
 
-        private static readonly GentableKeys KeysChoice_311 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_311;
 
-        private static readonly GentableKeys KeysChoice_312 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_312;
 
-        private static readonly GentableKeys KeysChoice_313 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_313;
 
-        private static readonly GentableKeys KeysChoice_314 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_314;
 
-        private static readonly GentableKeys KeysChoice_315 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_315;
 
-        private static readonly GentableKeys KeysChoice_316 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_316;
 
-        private static readonly GentableKeys KeysChoice_317 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_317;
 
-        private static readonly GentableKeys KeysChoice_318 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_318;
 
-        private static readonly GentableKeys KeysChoice_319 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_319;
 
-        private static readonly GentableKeys KeysChoice_320 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_320;
 
-        private static readonly GentableKeys KeysChoice_321 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_321;
 
-        private static readonly GentableKeys KeysChoice_322 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_322;
 
-        private static readonly GentableKeys KeysChoice_323 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_323;
 
-        private static readonly GentableKeys KeysChoice_324 = new GentableKeys(new string[] { "kind", "v" }, new bool[] { true, false });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_324;
 
         internal static Choice ReadChoice(GentableReader r)
         {
@@ -5225,7 +5550,7 @@ namespace Reserved.Types
                 case 0:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_0);
+                    r.BeginObject(KeysChoice_0 ?? GentableKeys.Once(ref KeysChoice_0, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5239,7 +5564,7 @@ namespace Reserved.Types
                 case 1:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_1);
+                    r.BeginObject(KeysChoice_1 ?? GentableKeys.Once(ref KeysChoice_1, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5253,7 +5578,7 @@ namespace Reserved.Types
                 case 2:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_2);
+                    r.BeginObject(KeysChoice_2 ?? GentableKeys.Once(ref KeysChoice_2, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5267,7 +5592,7 @@ namespace Reserved.Types
                 case 3:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_3);
+                    r.BeginObject(KeysChoice_3 ?? GentableKeys.Once(ref KeysChoice_3, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5281,7 +5606,7 @@ namespace Reserved.Types
                 case 4:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_4);
+                    r.BeginObject(KeysChoice_4 ?? GentableKeys.Once(ref KeysChoice_4, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5295,7 +5620,7 @@ namespace Reserved.Types
                 case 5:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_5);
+                    r.BeginObject(KeysChoice_5 ?? GentableKeys.Once(ref KeysChoice_5, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5309,7 +5634,7 @@ namespace Reserved.Types
                 case 6:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_6);
+                    r.BeginObject(KeysChoice_6 ?? GentableKeys.Once(ref KeysChoice_6, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5323,7 +5648,7 @@ namespace Reserved.Types
                 case 7:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_7);
+                    r.BeginObject(KeysChoice_7 ?? GentableKeys.Once(ref KeysChoice_7, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5337,7 +5662,7 @@ namespace Reserved.Types
                 case 8:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_8);
+                    r.BeginObject(KeysChoice_8 ?? GentableKeys.Once(ref KeysChoice_8, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5351,7 +5676,7 @@ namespace Reserved.Types
                 case 9:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_9);
+                    r.BeginObject(KeysChoice_9 ?? GentableKeys.Once(ref KeysChoice_9, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5365,7 +5690,7 @@ namespace Reserved.Types
                 case 10:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_10);
+                    r.BeginObject(KeysChoice_10 ?? GentableKeys.Once(ref KeysChoice_10, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5379,7 +5704,7 @@ namespace Reserved.Types
                 case 11:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_11);
+                    r.BeginObject(KeysChoice_11 ?? GentableKeys.Once(ref KeysChoice_11, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5393,7 +5718,7 @@ namespace Reserved.Types
                 case 12:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_12);
+                    r.BeginObject(KeysChoice_12 ?? GentableKeys.Once(ref KeysChoice_12, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5407,7 +5732,7 @@ namespace Reserved.Types
                 case 13:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_13);
+                    r.BeginObject(KeysChoice_13 ?? GentableKeys.Once(ref KeysChoice_13, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5421,7 +5746,7 @@ namespace Reserved.Types
                 case 14:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_14);
+                    r.BeginObject(KeysChoice_14 ?? GentableKeys.Once(ref KeysChoice_14, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5435,7 +5760,7 @@ namespace Reserved.Types
                 case 15:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_15);
+                    r.BeginObject(KeysChoice_15 ?? GentableKeys.Once(ref KeysChoice_15, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5449,7 +5774,7 @@ namespace Reserved.Types
                 case 16:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_16);
+                    r.BeginObject(KeysChoice_16 ?? GentableKeys.Once(ref KeysChoice_16, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5463,7 +5788,7 @@ namespace Reserved.Types
                 case 17:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_17);
+                    r.BeginObject(KeysChoice_17 ?? GentableKeys.Once(ref KeysChoice_17, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5477,7 +5802,7 @@ namespace Reserved.Types
                 case 18:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_18);
+                    r.BeginObject(KeysChoice_18 ?? GentableKeys.Once(ref KeysChoice_18, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5491,7 +5816,7 @@ namespace Reserved.Types
                 case 19:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_19);
+                    r.BeginObject(KeysChoice_19 ?? GentableKeys.Once(ref KeysChoice_19, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5505,7 +5830,7 @@ namespace Reserved.Types
                 case 20:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_20);
+                    r.BeginObject(KeysChoice_20 ?? GentableKeys.Once(ref KeysChoice_20, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5519,7 +5844,7 @@ namespace Reserved.Types
                 case 21:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_21);
+                    r.BeginObject(KeysChoice_21 ?? GentableKeys.Once(ref KeysChoice_21, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5533,7 +5858,7 @@ namespace Reserved.Types
                 case 22:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_22);
+                    r.BeginObject(KeysChoice_22 ?? GentableKeys.Once(ref KeysChoice_22, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5547,7 +5872,7 @@ namespace Reserved.Types
                 case 23:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_23);
+                    r.BeginObject(KeysChoice_23 ?? GentableKeys.Once(ref KeysChoice_23, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5561,7 +5886,7 @@ namespace Reserved.Types
                 case 24:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_24);
+                    r.BeginObject(KeysChoice_24 ?? GentableKeys.Once(ref KeysChoice_24, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5575,7 +5900,7 @@ namespace Reserved.Types
                 case 25:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_25);
+                    r.BeginObject(KeysChoice_25 ?? GentableKeys.Once(ref KeysChoice_25, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5589,7 +5914,7 @@ namespace Reserved.Types
                 case 26:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_26);
+                    r.BeginObject(KeysChoice_26 ?? GentableKeys.Once(ref KeysChoice_26, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5603,7 +5928,7 @@ namespace Reserved.Types
                 case 27:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_27);
+                    r.BeginObject(KeysChoice_27 ?? GentableKeys.Once(ref KeysChoice_27, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5617,7 +5942,7 @@ namespace Reserved.Types
                 case 28:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_28);
+                    r.BeginObject(KeysChoice_28 ?? GentableKeys.Once(ref KeysChoice_28, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5631,7 +5956,7 @@ namespace Reserved.Types
                 case 29:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_29);
+                    r.BeginObject(KeysChoice_29 ?? GentableKeys.Once(ref KeysChoice_29, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5645,7 +5970,7 @@ namespace Reserved.Types
                 case 30:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_30);
+                    r.BeginObject(KeysChoice_30 ?? GentableKeys.Once(ref KeysChoice_30, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5659,7 +5984,7 @@ namespace Reserved.Types
                 case 31:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_31);
+                    r.BeginObject(KeysChoice_31 ?? GentableKeys.Once(ref KeysChoice_31, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5673,7 +5998,7 @@ namespace Reserved.Types
                 case 32:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_32);
+                    r.BeginObject(KeysChoice_32 ?? GentableKeys.Once(ref KeysChoice_32, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5687,7 +6012,7 @@ namespace Reserved.Types
                 case 33:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_33);
+                    r.BeginObject(KeysChoice_33 ?? GentableKeys.Once(ref KeysChoice_33, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5701,7 +6026,7 @@ namespace Reserved.Types
                 case 34:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_34);
+                    r.BeginObject(KeysChoice_34 ?? GentableKeys.Once(ref KeysChoice_34, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5715,7 +6040,7 @@ namespace Reserved.Types
                 case 35:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_35);
+                    r.BeginObject(KeysChoice_35 ?? GentableKeys.Once(ref KeysChoice_35, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5729,7 +6054,7 @@ namespace Reserved.Types
                 case 36:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_36);
+                    r.BeginObject(KeysChoice_36 ?? GentableKeys.Once(ref KeysChoice_36, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5743,7 +6068,7 @@ namespace Reserved.Types
                 case 37:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_37);
+                    r.BeginObject(KeysChoice_37 ?? GentableKeys.Once(ref KeysChoice_37, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5757,7 +6082,7 @@ namespace Reserved.Types
                 case 38:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_38);
+                    r.BeginObject(KeysChoice_38 ?? GentableKeys.Once(ref KeysChoice_38, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5771,7 +6096,7 @@ namespace Reserved.Types
                 case 39:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_39);
+                    r.BeginObject(KeysChoice_39 ?? GentableKeys.Once(ref KeysChoice_39, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5785,7 +6110,7 @@ namespace Reserved.Types
                 case 40:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_40);
+                    r.BeginObject(KeysChoice_40 ?? GentableKeys.Once(ref KeysChoice_40, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5799,7 +6124,7 @@ namespace Reserved.Types
                 case 41:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_41);
+                    r.BeginObject(KeysChoice_41 ?? GentableKeys.Once(ref KeysChoice_41, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5813,7 +6138,7 @@ namespace Reserved.Types
                 case 42:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_42);
+                    r.BeginObject(KeysChoice_42 ?? GentableKeys.Once(ref KeysChoice_42, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5827,7 +6152,7 @@ namespace Reserved.Types
                 case 43:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_43);
+                    r.BeginObject(KeysChoice_43 ?? GentableKeys.Once(ref KeysChoice_43, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5841,7 +6166,7 @@ namespace Reserved.Types
                 case 44:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_44);
+                    r.BeginObject(KeysChoice_44 ?? GentableKeys.Once(ref KeysChoice_44, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5855,7 +6180,7 @@ namespace Reserved.Types
                 case 45:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_45);
+                    r.BeginObject(KeysChoice_45 ?? GentableKeys.Once(ref KeysChoice_45, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5869,7 +6194,7 @@ namespace Reserved.Types
                 case 46:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_46);
+                    r.BeginObject(KeysChoice_46 ?? GentableKeys.Once(ref KeysChoice_46, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5883,7 +6208,7 @@ namespace Reserved.Types
                 case 47:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_47);
+                    r.BeginObject(KeysChoice_47 ?? GentableKeys.Once(ref KeysChoice_47, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5897,7 +6222,7 @@ namespace Reserved.Types
                 case 48:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_48);
+                    r.BeginObject(KeysChoice_48 ?? GentableKeys.Once(ref KeysChoice_48, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5911,7 +6236,7 @@ namespace Reserved.Types
                 case 49:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_49);
+                    r.BeginObject(KeysChoice_49 ?? GentableKeys.Once(ref KeysChoice_49, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5925,7 +6250,7 @@ namespace Reserved.Types
                 case 50:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_50);
+                    r.BeginObject(KeysChoice_50 ?? GentableKeys.Once(ref KeysChoice_50, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5939,7 +6264,7 @@ namespace Reserved.Types
                 case 51:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_51);
+                    r.BeginObject(KeysChoice_51 ?? GentableKeys.Once(ref KeysChoice_51, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5953,7 +6278,7 @@ namespace Reserved.Types
                 case 52:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_52);
+                    r.BeginObject(KeysChoice_52 ?? GentableKeys.Once(ref KeysChoice_52, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5967,7 +6292,7 @@ namespace Reserved.Types
                 case 53:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_53);
+                    r.BeginObject(KeysChoice_53 ?? GentableKeys.Once(ref KeysChoice_53, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5981,7 +6306,7 @@ namespace Reserved.Types
                 case 54:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_54);
+                    r.BeginObject(KeysChoice_54 ?? GentableKeys.Once(ref KeysChoice_54, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -5995,7 +6320,7 @@ namespace Reserved.Types
                 case 55:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_55);
+                    r.BeginObject(KeysChoice_55 ?? GentableKeys.Once(ref KeysChoice_55, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6009,7 +6334,7 @@ namespace Reserved.Types
                 case 56:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_56);
+                    r.BeginObject(KeysChoice_56 ?? GentableKeys.Once(ref KeysChoice_56, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6023,7 +6348,7 @@ namespace Reserved.Types
                 case 57:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_57);
+                    r.BeginObject(KeysChoice_57 ?? GentableKeys.Once(ref KeysChoice_57, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6037,7 +6362,7 @@ namespace Reserved.Types
                 case 58:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_58);
+                    r.BeginObject(KeysChoice_58 ?? GentableKeys.Once(ref KeysChoice_58, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6051,7 +6376,7 @@ namespace Reserved.Types
                 case 59:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_59);
+                    r.BeginObject(KeysChoice_59 ?? GentableKeys.Once(ref KeysChoice_59, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6065,7 +6390,7 @@ namespace Reserved.Types
                 case 60:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_60);
+                    r.BeginObject(KeysChoice_60 ?? GentableKeys.Once(ref KeysChoice_60, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6079,7 +6404,7 @@ namespace Reserved.Types
                 case 61:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_61);
+                    r.BeginObject(KeysChoice_61 ?? GentableKeys.Once(ref KeysChoice_61, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6093,7 +6418,7 @@ namespace Reserved.Types
                 case 62:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_62);
+                    r.BeginObject(KeysChoice_62 ?? GentableKeys.Once(ref KeysChoice_62, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6107,7 +6432,7 @@ namespace Reserved.Types
                 case 63:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_63);
+                    r.BeginObject(KeysChoice_63 ?? GentableKeys.Once(ref KeysChoice_63, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6121,7 +6446,7 @@ namespace Reserved.Types
                 case 64:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_64);
+                    r.BeginObject(KeysChoice_64 ?? GentableKeys.Once(ref KeysChoice_64, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6135,7 +6460,7 @@ namespace Reserved.Types
                 case 65:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_65);
+                    r.BeginObject(KeysChoice_65 ?? GentableKeys.Once(ref KeysChoice_65, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6149,7 +6474,7 @@ namespace Reserved.Types
                 case 66:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_66);
+                    r.BeginObject(KeysChoice_66 ?? GentableKeys.Once(ref KeysChoice_66, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6163,7 +6488,7 @@ namespace Reserved.Types
                 case 67:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_67);
+                    r.BeginObject(KeysChoice_67 ?? GentableKeys.Once(ref KeysChoice_67, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6177,7 +6502,7 @@ namespace Reserved.Types
                 case 68:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_68);
+                    r.BeginObject(KeysChoice_68 ?? GentableKeys.Once(ref KeysChoice_68, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6191,7 +6516,7 @@ namespace Reserved.Types
                 case 69:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_69);
+                    r.BeginObject(KeysChoice_69 ?? GentableKeys.Once(ref KeysChoice_69, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6205,7 +6530,7 @@ namespace Reserved.Types
                 case 70:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_70);
+                    r.BeginObject(KeysChoice_70 ?? GentableKeys.Once(ref KeysChoice_70, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6219,7 +6544,7 @@ namespace Reserved.Types
                 case 71:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_71);
+                    r.BeginObject(KeysChoice_71 ?? GentableKeys.Once(ref KeysChoice_71, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6233,7 +6558,7 @@ namespace Reserved.Types
                 case 72:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_72);
+                    r.BeginObject(KeysChoice_72 ?? GentableKeys.Once(ref KeysChoice_72, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6247,7 +6572,7 @@ namespace Reserved.Types
                 case 73:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_73);
+                    r.BeginObject(KeysChoice_73 ?? GentableKeys.Once(ref KeysChoice_73, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6261,7 +6586,7 @@ namespace Reserved.Types
                 case 74:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_74);
+                    r.BeginObject(KeysChoice_74 ?? GentableKeys.Once(ref KeysChoice_74, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6275,7 +6600,7 @@ namespace Reserved.Types
                 case 75:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_75);
+                    r.BeginObject(KeysChoice_75 ?? GentableKeys.Once(ref KeysChoice_75, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6289,7 +6614,7 @@ namespace Reserved.Types
                 case 76:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_76);
+                    r.BeginObject(KeysChoice_76 ?? GentableKeys.Once(ref KeysChoice_76, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6303,7 +6628,7 @@ namespace Reserved.Types
                 case 77:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_77);
+                    r.BeginObject(KeysChoice_77 ?? GentableKeys.Once(ref KeysChoice_77, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6317,7 +6642,7 @@ namespace Reserved.Types
                 case 78:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_78);
+                    r.BeginObject(KeysChoice_78 ?? GentableKeys.Once(ref KeysChoice_78, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6331,7 +6656,7 @@ namespace Reserved.Types
                 case 79:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_79);
+                    r.BeginObject(KeysChoice_79 ?? GentableKeys.Once(ref KeysChoice_79, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6345,7 +6670,7 @@ namespace Reserved.Types
                 case 80:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_80);
+                    r.BeginObject(KeysChoice_80 ?? GentableKeys.Once(ref KeysChoice_80, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6359,7 +6684,7 @@ namespace Reserved.Types
                 case 81:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_81);
+                    r.BeginObject(KeysChoice_81 ?? GentableKeys.Once(ref KeysChoice_81, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6373,7 +6698,7 @@ namespace Reserved.Types
                 case 82:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_82);
+                    r.BeginObject(KeysChoice_82 ?? GentableKeys.Once(ref KeysChoice_82, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6387,7 +6712,7 @@ namespace Reserved.Types
                 case 83:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_83);
+                    r.BeginObject(KeysChoice_83 ?? GentableKeys.Once(ref KeysChoice_83, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6401,7 +6726,7 @@ namespace Reserved.Types
                 case 84:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_84);
+                    r.BeginObject(KeysChoice_84 ?? GentableKeys.Once(ref KeysChoice_84, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6415,7 +6740,7 @@ namespace Reserved.Types
                 case 85:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_85);
+                    r.BeginObject(KeysChoice_85 ?? GentableKeys.Once(ref KeysChoice_85, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6429,7 +6754,7 @@ namespace Reserved.Types
                 case 86:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_86);
+                    r.BeginObject(KeysChoice_86 ?? GentableKeys.Once(ref KeysChoice_86, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6443,7 +6768,7 @@ namespace Reserved.Types
                 case 87:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_87);
+                    r.BeginObject(KeysChoice_87 ?? GentableKeys.Once(ref KeysChoice_87, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6457,7 +6782,7 @@ namespace Reserved.Types
                 case 88:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_88);
+                    r.BeginObject(KeysChoice_88 ?? GentableKeys.Once(ref KeysChoice_88, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6471,7 +6796,7 @@ namespace Reserved.Types
                 case 89:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_89);
+                    r.BeginObject(KeysChoice_89 ?? GentableKeys.Once(ref KeysChoice_89, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6485,7 +6810,7 @@ namespace Reserved.Types
                 case 90:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_90);
+                    r.BeginObject(KeysChoice_90 ?? GentableKeys.Once(ref KeysChoice_90, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6499,7 +6824,7 @@ namespace Reserved.Types
                 case 91:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_91);
+                    r.BeginObject(KeysChoice_91 ?? GentableKeys.Once(ref KeysChoice_91, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6513,7 +6838,7 @@ namespace Reserved.Types
                 case 92:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_92);
+                    r.BeginObject(KeysChoice_92 ?? GentableKeys.Once(ref KeysChoice_92, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6527,7 +6852,7 @@ namespace Reserved.Types
                 case 93:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_93);
+                    r.BeginObject(KeysChoice_93 ?? GentableKeys.Once(ref KeysChoice_93, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6541,7 +6866,7 @@ namespace Reserved.Types
                 case 94:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_94);
+                    r.BeginObject(KeysChoice_94 ?? GentableKeys.Once(ref KeysChoice_94, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6555,7 +6880,7 @@ namespace Reserved.Types
                 case 95:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_95);
+                    r.BeginObject(KeysChoice_95 ?? GentableKeys.Once(ref KeysChoice_95, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6569,7 +6894,7 @@ namespace Reserved.Types
                 case 96:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_96);
+                    r.BeginObject(KeysChoice_96 ?? GentableKeys.Once(ref KeysChoice_96, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6583,7 +6908,7 @@ namespace Reserved.Types
                 case 97:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_97);
+                    r.BeginObject(KeysChoice_97 ?? GentableKeys.Once(ref KeysChoice_97, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6597,7 +6922,7 @@ namespace Reserved.Types
                 case 98:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_98);
+                    r.BeginObject(KeysChoice_98 ?? GentableKeys.Once(ref KeysChoice_98, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6611,7 +6936,7 @@ namespace Reserved.Types
                 case 99:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_99);
+                    r.BeginObject(KeysChoice_99 ?? GentableKeys.Once(ref KeysChoice_99, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6625,7 +6950,7 @@ namespace Reserved.Types
                 case 100:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_100);
+                    r.BeginObject(KeysChoice_100 ?? GentableKeys.Once(ref KeysChoice_100, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6639,7 +6964,7 @@ namespace Reserved.Types
                 case 101:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_101);
+                    r.BeginObject(KeysChoice_101 ?? GentableKeys.Once(ref KeysChoice_101, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6653,7 +6978,7 @@ namespace Reserved.Types
                 case 102:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_102);
+                    r.BeginObject(KeysChoice_102 ?? GentableKeys.Once(ref KeysChoice_102, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6667,7 +6992,7 @@ namespace Reserved.Types
                 case 103:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_103);
+                    r.BeginObject(KeysChoice_103 ?? GentableKeys.Once(ref KeysChoice_103, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6681,7 +7006,7 @@ namespace Reserved.Types
                 case 104:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_104);
+                    r.BeginObject(KeysChoice_104 ?? GentableKeys.Once(ref KeysChoice_104, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6695,7 +7020,7 @@ namespace Reserved.Types
                 case 105:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_105);
+                    r.BeginObject(KeysChoice_105 ?? GentableKeys.Once(ref KeysChoice_105, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6709,7 +7034,7 @@ namespace Reserved.Types
                 case 106:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_106);
+                    r.BeginObject(KeysChoice_106 ?? GentableKeys.Once(ref KeysChoice_106, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6723,7 +7048,7 @@ namespace Reserved.Types
                 case 107:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_107);
+                    r.BeginObject(KeysChoice_107 ?? GentableKeys.Once(ref KeysChoice_107, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6737,7 +7062,7 @@ namespace Reserved.Types
                 case 108:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_108);
+                    r.BeginObject(KeysChoice_108 ?? GentableKeys.Once(ref KeysChoice_108, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6751,7 +7076,7 @@ namespace Reserved.Types
                 case 109:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_109);
+                    r.BeginObject(KeysChoice_109 ?? GentableKeys.Once(ref KeysChoice_109, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6765,7 +7090,7 @@ namespace Reserved.Types
                 case 110:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_110);
+                    r.BeginObject(KeysChoice_110 ?? GentableKeys.Once(ref KeysChoice_110, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6779,7 +7104,7 @@ namespace Reserved.Types
                 case 111:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_111);
+                    r.BeginObject(KeysChoice_111 ?? GentableKeys.Once(ref KeysChoice_111, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6793,7 +7118,7 @@ namespace Reserved.Types
                 case 112:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_112);
+                    r.BeginObject(KeysChoice_112 ?? GentableKeys.Once(ref KeysChoice_112, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6807,7 +7132,7 @@ namespace Reserved.Types
                 case 113:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_113);
+                    r.BeginObject(KeysChoice_113 ?? GentableKeys.Once(ref KeysChoice_113, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6821,7 +7146,7 @@ namespace Reserved.Types
                 case 114:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_114);
+                    r.BeginObject(KeysChoice_114 ?? GentableKeys.Once(ref KeysChoice_114, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6835,7 +7160,7 @@ namespace Reserved.Types
                 case 115:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_115);
+                    r.BeginObject(KeysChoice_115 ?? GentableKeys.Once(ref KeysChoice_115, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6849,7 +7174,7 @@ namespace Reserved.Types
                 case 116:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_116);
+                    r.BeginObject(KeysChoice_116 ?? GentableKeys.Once(ref KeysChoice_116, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6863,7 +7188,7 @@ namespace Reserved.Types
                 case 117:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_117);
+                    r.BeginObject(KeysChoice_117 ?? GentableKeys.Once(ref KeysChoice_117, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6877,7 +7202,7 @@ namespace Reserved.Types
                 case 118:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_118);
+                    r.BeginObject(KeysChoice_118 ?? GentableKeys.Once(ref KeysChoice_118, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6891,7 +7216,7 @@ namespace Reserved.Types
                 case 119:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_119);
+                    r.BeginObject(KeysChoice_119 ?? GentableKeys.Once(ref KeysChoice_119, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6905,7 +7230,7 @@ namespace Reserved.Types
                 case 120:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_120);
+                    r.BeginObject(KeysChoice_120 ?? GentableKeys.Once(ref KeysChoice_120, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6919,7 +7244,7 @@ namespace Reserved.Types
                 case 121:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_121);
+                    r.BeginObject(KeysChoice_121 ?? GentableKeys.Once(ref KeysChoice_121, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6933,7 +7258,7 @@ namespace Reserved.Types
                 case 122:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_122);
+                    r.BeginObject(KeysChoice_122 ?? GentableKeys.Once(ref KeysChoice_122, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6947,7 +7272,7 @@ namespace Reserved.Types
                 case 123:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_123);
+                    r.BeginObject(KeysChoice_123 ?? GentableKeys.Once(ref KeysChoice_123, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6961,7 +7286,7 @@ namespace Reserved.Types
                 case 124:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_124);
+                    r.BeginObject(KeysChoice_124 ?? GentableKeys.Once(ref KeysChoice_124, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6975,7 +7300,7 @@ namespace Reserved.Types
                 case 125:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_125);
+                    r.BeginObject(KeysChoice_125 ?? GentableKeys.Once(ref KeysChoice_125, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -6989,7 +7314,7 @@ namespace Reserved.Types
                 case 126:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_126);
+                    r.BeginObject(KeysChoice_126 ?? GentableKeys.Once(ref KeysChoice_126, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7003,7 +7328,7 @@ namespace Reserved.Types
                 case 127:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_127);
+                    r.BeginObject(KeysChoice_127 ?? GentableKeys.Once(ref KeysChoice_127, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7017,7 +7342,7 @@ namespace Reserved.Types
                 case 128:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_128);
+                    r.BeginObject(KeysChoice_128 ?? GentableKeys.Once(ref KeysChoice_128, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7031,7 +7356,7 @@ namespace Reserved.Types
                 case 129:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_129);
+                    r.BeginObject(KeysChoice_129 ?? GentableKeys.Once(ref KeysChoice_129, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7045,7 +7370,7 @@ namespace Reserved.Types
                 case 130:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_130);
+                    r.BeginObject(KeysChoice_130 ?? GentableKeys.Once(ref KeysChoice_130, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7059,7 +7384,7 @@ namespace Reserved.Types
                 case 131:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_131);
+                    r.BeginObject(KeysChoice_131 ?? GentableKeys.Once(ref KeysChoice_131, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7073,7 +7398,7 @@ namespace Reserved.Types
                 case 132:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_132);
+                    r.BeginObject(KeysChoice_132 ?? GentableKeys.Once(ref KeysChoice_132, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7087,7 +7412,7 @@ namespace Reserved.Types
                 case 133:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_133);
+                    r.BeginObject(KeysChoice_133 ?? GentableKeys.Once(ref KeysChoice_133, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7101,7 +7426,7 @@ namespace Reserved.Types
                 case 134:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_134);
+                    r.BeginObject(KeysChoice_134 ?? GentableKeys.Once(ref KeysChoice_134, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7115,7 +7440,7 @@ namespace Reserved.Types
                 case 135:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_135);
+                    r.BeginObject(KeysChoice_135 ?? GentableKeys.Once(ref KeysChoice_135, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7129,7 +7454,7 @@ namespace Reserved.Types
                 case 136:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_136);
+                    r.BeginObject(KeysChoice_136 ?? GentableKeys.Once(ref KeysChoice_136, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7143,7 +7468,7 @@ namespace Reserved.Types
                 case 137:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_137);
+                    r.BeginObject(KeysChoice_137 ?? GentableKeys.Once(ref KeysChoice_137, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7157,7 +7482,7 @@ namespace Reserved.Types
                 case 138:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_138);
+                    r.BeginObject(KeysChoice_138 ?? GentableKeys.Once(ref KeysChoice_138, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7171,7 +7496,7 @@ namespace Reserved.Types
                 case 139:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_139);
+                    r.BeginObject(KeysChoice_139 ?? GentableKeys.Once(ref KeysChoice_139, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7185,7 +7510,7 @@ namespace Reserved.Types
                 case 140:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_140);
+                    r.BeginObject(KeysChoice_140 ?? GentableKeys.Once(ref KeysChoice_140, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7199,7 +7524,7 @@ namespace Reserved.Types
                 case 141:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_141);
+                    r.BeginObject(KeysChoice_141 ?? GentableKeys.Once(ref KeysChoice_141, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7213,7 +7538,7 @@ namespace Reserved.Types
                 case 142:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_142);
+                    r.BeginObject(KeysChoice_142 ?? GentableKeys.Once(ref KeysChoice_142, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7227,7 +7552,7 @@ namespace Reserved.Types
                 case 143:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_143);
+                    r.BeginObject(KeysChoice_143 ?? GentableKeys.Once(ref KeysChoice_143, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7241,7 +7566,7 @@ namespace Reserved.Types
                 case 144:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_144);
+                    r.BeginObject(KeysChoice_144 ?? GentableKeys.Once(ref KeysChoice_144, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7255,7 +7580,7 @@ namespace Reserved.Types
                 case 145:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_145);
+                    r.BeginObject(KeysChoice_145 ?? GentableKeys.Once(ref KeysChoice_145, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7269,7 +7594,7 @@ namespace Reserved.Types
                 case 146:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_146);
+                    r.BeginObject(KeysChoice_146 ?? GentableKeys.Once(ref KeysChoice_146, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7283,7 +7608,7 @@ namespace Reserved.Types
                 case 147:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_147);
+                    r.BeginObject(KeysChoice_147 ?? GentableKeys.Once(ref KeysChoice_147, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7297,7 +7622,7 @@ namespace Reserved.Types
                 case 148:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_148);
+                    r.BeginObject(KeysChoice_148 ?? GentableKeys.Once(ref KeysChoice_148, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7311,7 +7636,7 @@ namespace Reserved.Types
                 case 149:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_149);
+                    r.BeginObject(KeysChoice_149 ?? GentableKeys.Once(ref KeysChoice_149, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7325,7 +7650,7 @@ namespace Reserved.Types
                 case 150:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_150);
+                    r.BeginObject(KeysChoice_150 ?? GentableKeys.Once(ref KeysChoice_150, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7339,7 +7664,7 @@ namespace Reserved.Types
                 case 151:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_151);
+                    r.BeginObject(KeysChoice_151 ?? GentableKeys.Once(ref KeysChoice_151, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7353,7 +7678,7 @@ namespace Reserved.Types
                 case 152:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_152);
+                    r.BeginObject(KeysChoice_152 ?? GentableKeys.Once(ref KeysChoice_152, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7367,7 +7692,7 @@ namespace Reserved.Types
                 case 153:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_153);
+                    r.BeginObject(KeysChoice_153 ?? GentableKeys.Once(ref KeysChoice_153, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7381,7 +7706,7 @@ namespace Reserved.Types
                 case 154:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_154);
+                    r.BeginObject(KeysChoice_154 ?? GentableKeys.Once(ref KeysChoice_154, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7395,7 +7720,7 @@ namespace Reserved.Types
                 case 155:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_155);
+                    r.BeginObject(KeysChoice_155 ?? GentableKeys.Once(ref KeysChoice_155, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7409,7 +7734,7 @@ namespace Reserved.Types
                 case 156:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_156);
+                    r.BeginObject(KeysChoice_156 ?? GentableKeys.Once(ref KeysChoice_156, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7423,7 +7748,7 @@ namespace Reserved.Types
                 case 157:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_157);
+                    r.BeginObject(KeysChoice_157 ?? GentableKeys.Once(ref KeysChoice_157, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7437,7 +7762,7 @@ namespace Reserved.Types
                 case 158:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_158);
+                    r.BeginObject(KeysChoice_158 ?? GentableKeys.Once(ref KeysChoice_158, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7451,7 +7776,7 @@ namespace Reserved.Types
                 case 159:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_159);
+                    r.BeginObject(KeysChoice_159 ?? GentableKeys.Once(ref KeysChoice_159, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7465,7 +7790,7 @@ namespace Reserved.Types
                 case 160:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_160);
+                    r.BeginObject(KeysChoice_160 ?? GentableKeys.Once(ref KeysChoice_160, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7479,7 +7804,7 @@ namespace Reserved.Types
                 case 161:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_161);
+                    r.BeginObject(KeysChoice_161 ?? GentableKeys.Once(ref KeysChoice_161, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7493,7 +7818,7 @@ namespace Reserved.Types
                 case 162:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_162);
+                    r.BeginObject(KeysChoice_162 ?? GentableKeys.Once(ref KeysChoice_162, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7507,7 +7832,7 @@ namespace Reserved.Types
                 case 163:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_163);
+                    r.BeginObject(KeysChoice_163 ?? GentableKeys.Once(ref KeysChoice_163, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7521,7 +7846,7 @@ namespace Reserved.Types
                 case 164:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_164);
+                    r.BeginObject(KeysChoice_164 ?? GentableKeys.Once(ref KeysChoice_164, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7535,7 +7860,7 @@ namespace Reserved.Types
                 case 165:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_165);
+                    r.BeginObject(KeysChoice_165 ?? GentableKeys.Once(ref KeysChoice_165, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7549,7 +7874,7 @@ namespace Reserved.Types
                 case 166:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_166);
+                    r.BeginObject(KeysChoice_166 ?? GentableKeys.Once(ref KeysChoice_166, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7563,7 +7888,7 @@ namespace Reserved.Types
                 case 167:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_167);
+                    r.BeginObject(KeysChoice_167 ?? GentableKeys.Once(ref KeysChoice_167, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7577,7 +7902,7 @@ namespace Reserved.Types
                 case 168:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_168);
+                    r.BeginObject(KeysChoice_168 ?? GentableKeys.Once(ref KeysChoice_168, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7591,7 +7916,7 @@ namespace Reserved.Types
                 case 169:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_169);
+                    r.BeginObject(KeysChoice_169 ?? GentableKeys.Once(ref KeysChoice_169, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7605,7 +7930,7 @@ namespace Reserved.Types
                 case 170:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_170);
+                    r.BeginObject(KeysChoice_170 ?? GentableKeys.Once(ref KeysChoice_170, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7619,7 +7944,7 @@ namespace Reserved.Types
                 case 171:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_171);
+                    r.BeginObject(KeysChoice_171 ?? GentableKeys.Once(ref KeysChoice_171, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7633,7 +7958,7 @@ namespace Reserved.Types
                 case 172:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_172);
+                    r.BeginObject(KeysChoice_172 ?? GentableKeys.Once(ref KeysChoice_172, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7647,7 +7972,7 @@ namespace Reserved.Types
                 case 173:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_173);
+                    r.BeginObject(KeysChoice_173 ?? GentableKeys.Once(ref KeysChoice_173, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7661,7 +7986,7 @@ namespace Reserved.Types
                 case 174:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_174);
+                    r.BeginObject(KeysChoice_174 ?? GentableKeys.Once(ref KeysChoice_174, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7675,7 +8000,7 @@ namespace Reserved.Types
                 case 175:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_175);
+                    r.BeginObject(KeysChoice_175 ?? GentableKeys.Once(ref KeysChoice_175, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7689,7 +8014,7 @@ namespace Reserved.Types
                 case 176:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_176);
+                    r.BeginObject(KeysChoice_176 ?? GentableKeys.Once(ref KeysChoice_176, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7703,7 +8028,7 @@ namespace Reserved.Types
                 case 177:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_177);
+                    r.BeginObject(KeysChoice_177 ?? GentableKeys.Once(ref KeysChoice_177, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7717,7 +8042,7 @@ namespace Reserved.Types
                 case 178:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_178);
+                    r.BeginObject(KeysChoice_178 ?? GentableKeys.Once(ref KeysChoice_178, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7731,7 +8056,7 @@ namespace Reserved.Types
                 case 179:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_179);
+                    r.BeginObject(KeysChoice_179 ?? GentableKeys.Once(ref KeysChoice_179, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7745,7 +8070,7 @@ namespace Reserved.Types
                 case 180:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_180);
+                    r.BeginObject(KeysChoice_180 ?? GentableKeys.Once(ref KeysChoice_180, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7759,7 +8084,7 @@ namespace Reserved.Types
                 case 181:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_181);
+                    r.BeginObject(KeysChoice_181 ?? GentableKeys.Once(ref KeysChoice_181, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7773,7 +8098,7 @@ namespace Reserved.Types
                 case 182:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_182);
+                    r.BeginObject(KeysChoice_182 ?? GentableKeys.Once(ref KeysChoice_182, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7787,7 +8112,7 @@ namespace Reserved.Types
                 case 183:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_183);
+                    r.BeginObject(KeysChoice_183 ?? GentableKeys.Once(ref KeysChoice_183, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7801,7 +8126,7 @@ namespace Reserved.Types
                 case 184:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_184);
+                    r.BeginObject(KeysChoice_184 ?? GentableKeys.Once(ref KeysChoice_184, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7815,7 +8140,7 @@ namespace Reserved.Types
                 case 185:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_185);
+                    r.BeginObject(KeysChoice_185 ?? GentableKeys.Once(ref KeysChoice_185, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7829,7 +8154,7 @@ namespace Reserved.Types
                 case 186:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_186);
+                    r.BeginObject(KeysChoice_186 ?? GentableKeys.Once(ref KeysChoice_186, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7843,7 +8168,7 @@ namespace Reserved.Types
                 case 187:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_187);
+                    r.BeginObject(KeysChoice_187 ?? GentableKeys.Once(ref KeysChoice_187, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7857,7 +8182,7 @@ namespace Reserved.Types
                 case 188:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_188);
+                    r.BeginObject(KeysChoice_188 ?? GentableKeys.Once(ref KeysChoice_188, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7871,7 +8196,7 @@ namespace Reserved.Types
                 case 189:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_189);
+                    r.BeginObject(KeysChoice_189 ?? GentableKeys.Once(ref KeysChoice_189, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7885,7 +8210,7 @@ namespace Reserved.Types
                 case 190:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_190);
+                    r.BeginObject(KeysChoice_190 ?? GentableKeys.Once(ref KeysChoice_190, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7899,7 +8224,7 @@ namespace Reserved.Types
                 case 191:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_191);
+                    r.BeginObject(KeysChoice_191 ?? GentableKeys.Once(ref KeysChoice_191, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7913,7 +8238,7 @@ namespace Reserved.Types
                 case 192:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_192);
+                    r.BeginObject(KeysChoice_192 ?? GentableKeys.Once(ref KeysChoice_192, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7927,7 +8252,7 @@ namespace Reserved.Types
                 case 193:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_193);
+                    r.BeginObject(KeysChoice_193 ?? GentableKeys.Once(ref KeysChoice_193, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7941,7 +8266,7 @@ namespace Reserved.Types
                 case 194:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_194);
+                    r.BeginObject(KeysChoice_194 ?? GentableKeys.Once(ref KeysChoice_194, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7955,7 +8280,7 @@ namespace Reserved.Types
                 case 195:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_195);
+                    r.BeginObject(KeysChoice_195 ?? GentableKeys.Once(ref KeysChoice_195, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7969,7 +8294,7 @@ namespace Reserved.Types
                 case 196:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_196);
+                    r.BeginObject(KeysChoice_196 ?? GentableKeys.Once(ref KeysChoice_196, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7983,7 +8308,7 @@ namespace Reserved.Types
                 case 197:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_197);
+                    r.BeginObject(KeysChoice_197 ?? GentableKeys.Once(ref KeysChoice_197, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -7997,7 +8322,7 @@ namespace Reserved.Types
                 case 198:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_198);
+                    r.BeginObject(KeysChoice_198 ?? GentableKeys.Once(ref KeysChoice_198, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8011,7 +8336,7 @@ namespace Reserved.Types
                 case 199:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_199);
+                    r.BeginObject(KeysChoice_199 ?? GentableKeys.Once(ref KeysChoice_199, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8025,7 +8350,7 @@ namespace Reserved.Types
                 case 200:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_200);
+                    r.BeginObject(KeysChoice_200 ?? GentableKeys.Once(ref KeysChoice_200, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8039,7 +8364,7 @@ namespace Reserved.Types
                 case 201:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_201);
+                    r.BeginObject(KeysChoice_201 ?? GentableKeys.Once(ref KeysChoice_201, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8053,7 +8378,7 @@ namespace Reserved.Types
                 case 202:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_202);
+                    r.BeginObject(KeysChoice_202 ?? GentableKeys.Once(ref KeysChoice_202, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8067,7 +8392,7 @@ namespace Reserved.Types
                 case 203:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_203);
+                    r.BeginObject(KeysChoice_203 ?? GentableKeys.Once(ref KeysChoice_203, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8081,7 +8406,7 @@ namespace Reserved.Types
                 case 204:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_204);
+                    r.BeginObject(KeysChoice_204 ?? GentableKeys.Once(ref KeysChoice_204, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8095,7 +8420,7 @@ namespace Reserved.Types
                 case 205:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_205);
+                    r.BeginObject(KeysChoice_205 ?? GentableKeys.Once(ref KeysChoice_205, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8109,7 +8434,7 @@ namespace Reserved.Types
                 case 206:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_206);
+                    r.BeginObject(KeysChoice_206 ?? GentableKeys.Once(ref KeysChoice_206, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8123,7 +8448,7 @@ namespace Reserved.Types
                 case 207:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_207);
+                    r.BeginObject(KeysChoice_207 ?? GentableKeys.Once(ref KeysChoice_207, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8137,7 +8462,7 @@ namespace Reserved.Types
                 case 208:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_208);
+                    r.BeginObject(KeysChoice_208 ?? GentableKeys.Once(ref KeysChoice_208, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8151,7 +8476,7 @@ namespace Reserved.Types
                 case 209:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_209);
+                    r.BeginObject(KeysChoice_209 ?? GentableKeys.Once(ref KeysChoice_209, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8165,7 +8490,7 @@ namespace Reserved.Types
                 case 210:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_210);
+                    r.BeginObject(KeysChoice_210 ?? GentableKeys.Once(ref KeysChoice_210, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8179,7 +8504,7 @@ namespace Reserved.Types
                 case 211:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_211);
+                    r.BeginObject(KeysChoice_211 ?? GentableKeys.Once(ref KeysChoice_211, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8193,7 +8518,7 @@ namespace Reserved.Types
                 case 212:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_212);
+                    r.BeginObject(KeysChoice_212 ?? GentableKeys.Once(ref KeysChoice_212, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8207,7 +8532,7 @@ namespace Reserved.Types
                 case 213:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_213);
+                    r.BeginObject(KeysChoice_213 ?? GentableKeys.Once(ref KeysChoice_213, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8221,7 +8546,7 @@ namespace Reserved.Types
                 case 214:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_214);
+                    r.BeginObject(KeysChoice_214 ?? GentableKeys.Once(ref KeysChoice_214, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8235,7 +8560,7 @@ namespace Reserved.Types
                 case 215:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_215);
+                    r.BeginObject(KeysChoice_215 ?? GentableKeys.Once(ref KeysChoice_215, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8249,7 +8574,7 @@ namespace Reserved.Types
                 case 216:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_216);
+                    r.BeginObject(KeysChoice_216 ?? GentableKeys.Once(ref KeysChoice_216, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8263,7 +8588,7 @@ namespace Reserved.Types
                 case 217:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_217);
+                    r.BeginObject(KeysChoice_217 ?? GentableKeys.Once(ref KeysChoice_217, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8277,7 +8602,7 @@ namespace Reserved.Types
                 case 218:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_218);
+                    r.BeginObject(KeysChoice_218 ?? GentableKeys.Once(ref KeysChoice_218, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8291,7 +8616,7 @@ namespace Reserved.Types
                 case 219:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_219);
+                    r.BeginObject(KeysChoice_219 ?? GentableKeys.Once(ref KeysChoice_219, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8305,7 +8630,7 @@ namespace Reserved.Types
                 case 220:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_220);
+                    r.BeginObject(KeysChoice_220 ?? GentableKeys.Once(ref KeysChoice_220, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8319,7 +8644,7 @@ namespace Reserved.Types
                 case 221:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_221);
+                    r.BeginObject(KeysChoice_221 ?? GentableKeys.Once(ref KeysChoice_221, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8333,7 +8658,7 @@ namespace Reserved.Types
                 case 222:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_222);
+                    r.BeginObject(KeysChoice_222 ?? GentableKeys.Once(ref KeysChoice_222, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8347,7 +8672,7 @@ namespace Reserved.Types
                 case 223:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_223);
+                    r.BeginObject(KeysChoice_223 ?? GentableKeys.Once(ref KeysChoice_223, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8361,7 +8686,7 @@ namespace Reserved.Types
                 case 224:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_224);
+                    r.BeginObject(KeysChoice_224 ?? GentableKeys.Once(ref KeysChoice_224, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8375,7 +8700,7 @@ namespace Reserved.Types
                 case 225:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_225);
+                    r.BeginObject(KeysChoice_225 ?? GentableKeys.Once(ref KeysChoice_225, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8389,7 +8714,7 @@ namespace Reserved.Types
                 case 226:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_226);
+                    r.BeginObject(KeysChoice_226 ?? GentableKeys.Once(ref KeysChoice_226, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8403,7 +8728,7 @@ namespace Reserved.Types
                 case 227:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_227);
+                    r.BeginObject(KeysChoice_227 ?? GentableKeys.Once(ref KeysChoice_227, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8417,7 +8742,7 @@ namespace Reserved.Types
                 case 228:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_228);
+                    r.BeginObject(KeysChoice_228 ?? GentableKeys.Once(ref KeysChoice_228, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8431,7 +8756,7 @@ namespace Reserved.Types
                 case 229:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_229);
+                    r.BeginObject(KeysChoice_229 ?? GentableKeys.Once(ref KeysChoice_229, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8445,7 +8770,7 @@ namespace Reserved.Types
                 case 230:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_230);
+                    r.BeginObject(KeysChoice_230 ?? GentableKeys.Once(ref KeysChoice_230, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8459,7 +8784,7 @@ namespace Reserved.Types
                 case 231:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_231);
+                    r.BeginObject(KeysChoice_231 ?? GentableKeys.Once(ref KeysChoice_231, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8473,7 +8798,7 @@ namespace Reserved.Types
                 case 232:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_232);
+                    r.BeginObject(KeysChoice_232 ?? GentableKeys.Once(ref KeysChoice_232, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8487,7 +8812,7 @@ namespace Reserved.Types
                 case 233:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_233);
+                    r.BeginObject(KeysChoice_233 ?? GentableKeys.Once(ref KeysChoice_233, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8501,7 +8826,7 @@ namespace Reserved.Types
                 case 234:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_234);
+                    r.BeginObject(KeysChoice_234 ?? GentableKeys.Once(ref KeysChoice_234, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8515,7 +8840,7 @@ namespace Reserved.Types
                 case 235:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_235);
+                    r.BeginObject(KeysChoice_235 ?? GentableKeys.Once(ref KeysChoice_235, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8529,7 +8854,7 @@ namespace Reserved.Types
                 case 236:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_236);
+                    r.BeginObject(KeysChoice_236 ?? GentableKeys.Once(ref KeysChoice_236, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8543,7 +8868,7 @@ namespace Reserved.Types
                 case 237:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_237);
+                    r.BeginObject(KeysChoice_237 ?? GentableKeys.Once(ref KeysChoice_237, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8557,7 +8882,7 @@ namespace Reserved.Types
                 case 238:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_238);
+                    r.BeginObject(KeysChoice_238 ?? GentableKeys.Once(ref KeysChoice_238, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8571,7 +8896,7 @@ namespace Reserved.Types
                 case 239:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_239);
+                    r.BeginObject(KeysChoice_239 ?? GentableKeys.Once(ref KeysChoice_239, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8585,7 +8910,7 @@ namespace Reserved.Types
                 case 240:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_240);
+                    r.BeginObject(KeysChoice_240 ?? GentableKeys.Once(ref KeysChoice_240, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8599,7 +8924,7 @@ namespace Reserved.Types
                 case 241:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_241);
+                    r.BeginObject(KeysChoice_241 ?? GentableKeys.Once(ref KeysChoice_241, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8613,7 +8938,7 @@ namespace Reserved.Types
                 case 242:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_242);
+                    r.BeginObject(KeysChoice_242 ?? GentableKeys.Once(ref KeysChoice_242, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8627,7 +8952,7 @@ namespace Reserved.Types
                 case 243:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_243);
+                    r.BeginObject(KeysChoice_243 ?? GentableKeys.Once(ref KeysChoice_243, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8641,7 +8966,7 @@ namespace Reserved.Types
                 case 244:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_244);
+                    r.BeginObject(KeysChoice_244 ?? GentableKeys.Once(ref KeysChoice_244, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8655,7 +8980,7 @@ namespace Reserved.Types
                 case 245:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_245);
+                    r.BeginObject(KeysChoice_245 ?? GentableKeys.Once(ref KeysChoice_245, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8669,7 +8994,7 @@ namespace Reserved.Types
                 case 246:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_246);
+                    r.BeginObject(KeysChoice_246 ?? GentableKeys.Once(ref KeysChoice_246, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8683,7 +9008,7 @@ namespace Reserved.Types
                 case 247:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_247);
+                    r.BeginObject(KeysChoice_247 ?? GentableKeys.Once(ref KeysChoice_247, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8697,7 +9022,7 @@ namespace Reserved.Types
                 case 248:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_248);
+                    r.BeginObject(KeysChoice_248 ?? GentableKeys.Once(ref KeysChoice_248, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8711,7 +9036,7 @@ namespace Reserved.Types
                 case 249:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_249);
+                    r.BeginObject(KeysChoice_249 ?? GentableKeys.Once(ref KeysChoice_249, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8725,7 +9050,7 @@ namespace Reserved.Types
                 case 250:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_250);
+                    r.BeginObject(KeysChoice_250 ?? GentableKeys.Once(ref KeysChoice_250, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8739,7 +9064,7 @@ namespace Reserved.Types
                 case 251:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_251);
+                    r.BeginObject(KeysChoice_251 ?? GentableKeys.Once(ref KeysChoice_251, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8753,7 +9078,7 @@ namespace Reserved.Types
                 case 252:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_252);
+                    r.BeginObject(KeysChoice_252 ?? GentableKeys.Once(ref KeysChoice_252, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8767,7 +9092,7 @@ namespace Reserved.Types
                 case 253:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_253);
+                    r.BeginObject(KeysChoice_253 ?? GentableKeys.Once(ref KeysChoice_253, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8781,7 +9106,7 @@ namespace Reserved.Types
                 case 254:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_254);
+                    r.BeginObject(KeysChoice_254 ?? GentableKeys.Once(ref KeysChoice_254, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8795,7 +9120,7 @@ namespace Reserved.Types
                 case 255:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_255);
+                    r.BeginObject(KeysChoice_255 ?? GentableKeys.Once(ref KeysChoice_255, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8809,7 +9134,7 @@ namespace Reserved.Types
                 case 256:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_256);
+                    r.BeginObject(KeysChoice_256 ?? GentableKeys.Once(ref KeysChoice_256, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8823,7 +9148,7 @@ namespace Reserved.Types
                 case 257:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_257);
+                    r.BeginObject(KeysChoice_257 ?? GentableKeys.Once(ref KeysChoice_257, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8837,7 +9162,7 @@ namespace Reserved.Types
                 case 258:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_258);
+                    r.BeginObject(KeysChoice_258 ?? GentableKeys.Once(ref KeysChoice_258, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8851,7 +9176,7 @@ namespace Reserved.Types
                 case 259:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_259);
+                    r.BeginObject(KeysChoice_259 ?? GentableKeys.Once(ref KeysChoice_259, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8865,7 +9190,7 @@ namespace Reserved.Types
                 case 260:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_260);
+                    r.BeginObject(KeysChoice_260 ?? GentableKeys.Once(ref KeysChoice_260, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8879,7 +9204,7 @@ namespace Reserved.Types
                 case 261:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_261);
+                    r.BeginObject(KeysChoice_261 ?? GentableKeys.Once(ref KeysChoice_261, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8893,7 +9218,7 @@ namespace Reserved.Types
                 case 262:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_262);
+                    r.BeginObject(KeysChoice_262 ?? GentableKeys.Once(ref KeysChoice_262, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8907,7 +9232,7 @@ namespace Reserved.Types
                 case 263:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_263);
+                    r.BeginObject(KeysChoice_263 ?? GentableKeys.Once(ref KeysChoice_263, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8921,7 +9246,7 @@ namespace Reserved.Types
                 case 264:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_264);
+                    r.BeginObject(KeysChoice_264 ?? GentableKeys.Once(ref KeysChoice_264, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8935,7 +9260,7 @@ namespace Reserved.Types
                 case 265:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_265);
+                    r.BeginObject(KeysChoice_265 ?? GentableKeys.Once(ref KeysChoice_265, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8949,7 +9274,7 @@ namespace Reserved.Types
                 case 266:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_266);
+                    r.BeginObject(KeysChoice_266 ?? GentableKeys.Once(ref KeysChoice_266, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8963,7 +9288,7 @@ namespace Reserved.Types
                 case 267:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_267);
+                    r.BeginObject(KeysChoice_267 ?? GentableKeys.Once(ref KeysChoice_267, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8977,7 +9302,7 @@ namespace Reserved.Types
                 case 268:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_268);
+                    r.BeginObject(KeysChoice_268 ?? GentableKeys.Once(ref KeysChoice_268, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -8991,7 +9316,7 @@ namespace Reserved.Types
                 case 269:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_269);
+                    r.BeginObject(KeysChoice_269 ?? GentableKeys.Once(ref KeysChoice_269, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9005,7 +9330,7 @@ namespace Reserved.Types
                 case 270:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_270);
+                    r.BeginObject(KeysChoice_270 ?? GentableKeys.Once(ref KeysChoice_270, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9019,7 +9344,7 @@ namespace Reserved.Types
                 case 271:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_271);
+                    r.BeginObject(KeysChoice_271 ?? GentableKeys.Once(ref KeysChoice_271, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9033,7 +9358,7 @@ namespace Reserved.Types
                 case 272:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_272);
+                    r.BeginObject(KeysChoice_272 ?? GentableKeys.Once(ref KeysChoice_272, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9047,7 +9372,7 @@ namespace Reserved.Types
                 case 273:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_273);
+                    r.BeginObject(KeysChoice_273 ?? GentableKeys.Once(ref KeysChoice_273, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9061,7 +9386,7 @@ namespace Reserved.Types
                 case 274:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_274);
+                    r.BeginObject(KeysChoice_274 ?? GentableKeys.Once(ref KeysChoice_274, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9075,7 +9400,7 @@ namespace Reserved.Types
                 case 275:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_275);
+                    r.BeginObject(KeysChoice_275 ?? GentableKeys.Once(ref KeysChoice_275, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9089,7 +9414,7 @@ namespace Reserved.Types
                 case 276:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_276);
+                    r.BeginObject(KeysChoice_276 ?? GentableKeys.Once(ref KeysChoice_276, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9103,7 +9428,7 @@ namespace Reserved.Types
                 case 277:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_277);
+                    r.BeginObject(KeysChoice_277 ?? GentableKeys.Once(ref KeysChoice_277, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9117,7 +9442,7 @@ namespace Reserved.Types
                 case 278:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_278);
+                    r.BeginObject(KeysChoice_278 ?? GentableKeys.Once(ref KeysChoice_278, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9131,7 +9456,7 @@ namespace Reserved.Types
                 case 279:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_279);
+                    r.BeginObject(KeysChoice_279 ?? GentableKeys.Once(ref KeysChoice_279, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9145,7 +9470,7 @@ namespace Reserved.Types
                 case 280:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_280);
+                    r.BeginObject(KeysChoice_280 ?? GentableKeys.Once(ref KeysChoice_280, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9159,7 +9484,7 @@ namespace Reserved.Types
                 case 281:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_281);
+                    r.BeginObject(KeysChoice_281 ?? GentableKeys.Once(ref KeysChoice_281, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9173,7 +9498,7 @@ namespace Reserved.Types
                 case 282:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_282);
+                    r.BeginObject(KeysChoice_282 ?? GentableKeys.Once(ref KeysChoice_282, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9187,7 +9512,7 @@ namespace Reserved.Types
                 case 283:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_283);
+                    r.BeginObject(KeysChoice_283 ?? GentableKeys.Once(ref KeysChoice_283, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9201,7 +9526,7 @@ namespace Reserved.Types
                 case 284:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_284);
+                    r.BeginObject(KeysChoice_284 ?? GentableKeys.Once(ref KeysChoice_284, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9215,7 +9540,7 @@ namespace Reserved.Types
                 case 285:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_285);
+                    r.BeginObject(KeysChoice_285 ?? GentableKeys.Once(ref KeysChoice_285, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9229,7 +9554,7 @@ namespace Reserved.Types
                 case 286:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_286);
+                    r.BeginObject(KeysChoice_286 ?? GentableKeys.Once(ref KeysChoice_286, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9243,7 +9568,7 @@ namespace Reserved.Types
                 case 287:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_287);
+                    r.BeginObject(KeysChoice_287 ?? GentableKeys.Once(ref KeysChoice_287, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9257,7 +9582,7 @@ namespace Reserved.Types
                 case 288:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_288);
+                    r.BeginObject(KeysChoice_288 ?? GentableKeys.Once(ref KeysChoice_288, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9271,7 +9596,7 @@ namespace Reserved.Types
                 case 289:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_289);
+                    r.BeginObject(KeysChoice_289 ?? GentableKeys.Once(ref KeysChoice_289, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9285,7 +9610,7 @@ namespace Reserved.Types
                 case 290:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_290);
+                    r.BeginObject(KeysChoice_290 ?? GentableKeys.Once(ref KeysChoice_290, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9299,7 +9624,7 @@ namespace Reserved.Types
                 case 291:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_291);
+                    r.BeginObject(KeysChoice_291 ?? GentableKeys.Once(ref KeysChoice_291, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9313,7 +9638,7 @@ namespace Reserved.Types
                 case 292:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_292);
+                    r.BeginObject(KeysChoice_292 ?? GentableKeys.Once(ref KeysChoice_292, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9327,7 +9652,7 @@ namespace Reserved.Types
                 case 293:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_293);
+                    r.BeginObject(KeysChoice_293 ?? GentableKeys.Once(ref KeysChoice_293, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9341,7 +9666,7 @@ namespace Reserved.Types
                 case 294:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_294);
+                    r.BeginObject(KeysChoice_294 ?? GentableKeys.Once(ref KeysChoice_294, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9355,7 +9680,7 @@ namespace Reserved.Types
                 case 295:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_295);
+                    r.BeginObject(KeysChoice_295 ?? GentableKeys.Once(ref KeysChoice_295, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9369,7 +9694,7 @@ namespace Reserved.Types
                 case 296:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_296);
+                    r.BeginObject(KeysChoice_296 ?? GentableKeys.Once(ref KeysChoice_296, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9383,7 +9708,7 @@ namespace Reserved.Types
                 case 297:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_297);
+                    r.BeginObject(KeysChoice_297 ?? GentableKeys.Once(ref KeysChoice_297, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9397,7 +9722,7 @@ namespace Reserved.Types
                 case 298:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_298);
+                    r.BeginObject(KeysChoice_298 ?? GentableKeys.Once(ref KeysChoice_298, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9411,7 +9736,7 @@ namespace Reserved.Types
                 case 299:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_299);
+                    r.BeginObject(KeysChoice_299 ?? GentableKeys.Once(ref KeysChoice_299, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9425,7 +9750,7 @@ namespace Reserved.Types
                 case 300:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_300);
+                    r.BeginObject(KeysChoice_300 ?? GentableKeys.Once(ref KeysChoice_300, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9439,7 +9764,7 @@ namespace Reserved.Types
                 case 301:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_301);
+                    r.BeginObject(KeysChoice_301 ?? GentableKeys.Once(ref KeysChoice_301, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9453,7 +9778,7 @@ namespace Reserved.Types
                 case 302:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_302);
+                    r.BeginObject(KeysChoice_302 ?? GentableKeys.Once(ref KeysChoice_302, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9467,7 +9792,7 @@ namespace Reserved.Types
                 case 303:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_303);
+                    r.BeginObject(KeysChoice_303 ?? GentableKeys.Once(ref KeysChoice_303, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9481,7 +9806,7 @@ namespace Reserved.Types
                 case 304:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_304);
+                    r.BeginObject(KeysChoice_304 ?? GentableKeys.Once(ref KeysChoice_304, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9495,7 +9820,7 @@ namespace Reserved.Types
                 case 305:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_305);
+                    r.BeginObject(KeysChoice_305 ?? GentableKeys.Once(ref KeysChoice_305, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9509,7 +9834,7 @@ namespace Reserved.Types
                 case 306:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_306);
+                    r.BeginObject(KeysChoice_306 ?? GentableKeys.Once(ref KeysChoice_306, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9523,7 +9848,7 @@ namespace Reserved.Types
                 case 307:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_307);
+                    r.BeginObject(KeysChoice_307 ?? GentableKeys.Once(ref KeysChoice_307, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9537,7 +9862,7 @@ namespace Reserved.Types
                 case 308:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_308);
+                    r.BeginObject(KeysChoice_308 ?? GentableKeys.Once(ref KeysChoice_308, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9551,7 +9876,7 @@ namespace Reserved.Types
                 case 309:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_309);
+                    r.BeginObject(KeysChoice_309 ?? GentableKeys.Once(ref KeysChoice_309, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9565,7 +9890,7 @@ namespace Reserved.Types
                 case 310:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_310);
+                    r.BeginObject(KeysChoice_310 ?? GentableKeys.Once(ref KeysChoice_310, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9579,7 +9904,7 @@ namespace Reserved.Types
                 case 311:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_311);
+                    r.BeginObject(KeysChoice_311 ?? GentableKeys.Once(ref KeysChoice_311, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9593,7 +9918,7 @@ namespace Reserved.Types
                 case 312:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_312);
+                    r.BeginObject(KeysChoice_312 ?? GentableKeys.Once(ref KeysChoice_312, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9607,7 +9932,7 @@ namespace Reserved.Types
                 case 313:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_313);
+                    r.BeginObject(KeysChoice_313 ?? GentableKeys.Once(ref KeysChoice_313, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9621,7 +9946,7 @@ namespace Reserved.Types
                 case 314:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_314);
+                    r.BeginObject(KeysChoice_314 ?? GentableKeys.Once(ref KeysChoice_314, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9635,7 +9960,7 @@ namespace Reserved.Types
                 case 315:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_315);
+                    r.BeginObject(KeysChoice_315 ?? GentableKeys.Once(ref KeysChoice_315, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9649,7 +9974,7 @@ namespace Reserved.Types
                 case 316:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_316);
+                    r.BeginObject(KeysChoice_316 ?? GentableKeys.Once(ref KeysChoice_316, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9663,7 +9988,7 @@ namespace Reserved.Types
                 case 317:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_317);
+                    r.BeginObject(KeysChoice_317 ?? GentableKeys.Once(ref KeysChoice_317, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9677,7 +10002,7 @@ namespace Reserved.Types
                 case 318:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_318);
+                    r.BeginObject(KeysChoice_318 ?? GentableKeys.Once(ref KeysChoice_318, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9691,7 +10016,7 @@ namespace Reserved.Types
                 case 319:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_319);
+                    r.BeginObject(KeysChoice_319 ?? GentableKeys.Once(ref KeysChoice_319, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9705,7 +10030,7 @@ namespace Reserved.Types
                 case 320:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_320);
+                    r.BeginObject(KeysChoice_320 ?? GentableKeys.Once(ref KeysChoice_320, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9719,7 +10044,7 @@ namespace Reserved.Types
                 case 321:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_321);
+                    r.BeginObject(KeysChoice_321 ?? GentableKeys.Once(ref KeysChoice_321, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9733,7 +10058,7 @@ namespace Reserved.Types
                 case 322:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_322);
+                    r.BeginObject(KeysChoice_322 ?? GentableKeys.Once(ref KeysChoice_322, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9747,7 +10072,7 @@ namespace Reserved.Types
                 case 323:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_323);
+                    r.BeginObject(KeysChoice_323 ?? GentableKeys.Once(ref KeysChoice_323, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)
@@ -9761,7 +10086,7 @@ namespace Reserved.Types
                 case 324:
                 {
                     int? f0 = default(int?);
-                    r.BeginObject(KeysChoice_324);
+                    r.BeginObject(KeysChoice_324 ?? GentableKeys.Once(ref KeysChoice_324, new string[] { "kind", "v" }, new bool[] { true, false }));
                     for (int m = r.NextField(); m >= 0; m = r.NextField())
                     {
                         switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysClockU0024 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysClockU0024;
 
         internal static ClockU0024 ReadClockU0024(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysClockU0024);
+            r.BeginObject(KeysClockU0024 ?? GentableKeys.Once(ref KeysClockU0024, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCom1 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCom1;
 
         internal static Com1 ReadCom1(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysCom1);
+            r.BeginObject(KeysCom1 ?? GentableKeys.Once(ref KeysCom1, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

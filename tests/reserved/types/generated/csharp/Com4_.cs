@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCom4 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCom4;
 
         internal static Com4 ReadCom4(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysCom4);
+            r.BeginObject(KeysCom4 ?? GentableKeys.Once(ref KeysCom4, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

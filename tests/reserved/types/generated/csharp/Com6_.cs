@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCom6 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCom6;
 
         internal static Com6 ReadCom6(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysCom6);
+            r.BeginObject(KeysCom6 ?? GentableKeys.Once(ref KeysCom6, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCom7 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCom7;
 
         internal static Com7 ReadCom7(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysCom7);
+            r.BeginObject(KeysCom7 ?? GentableKeys.Once(ref KeysCom7, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysCore = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysCore;
 
         internal static Core ReadCore(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysCore);
+            r.BeginObject(KeysCore ?? GentableKeys.Once(ref KeysCore, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

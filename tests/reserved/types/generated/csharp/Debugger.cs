@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDebugger = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDebugger;
 
         internal static Debugger ReadDebugger(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysDebugger);
+            r.BeginObject(KeysDebugger ?? GentableKeys.Once(ref KeysDebugger, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysDo = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysDo;
 
         internal static Do ReadDo(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysDo);
+            r.BeginObject(KeysDo ?? GentableKeys.Once(ref KeysDo, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

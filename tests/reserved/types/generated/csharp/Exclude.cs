@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysExclude = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysExclude;
 
         internal static Exclude ReadExclude(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysExclude);
+            r.BeginObject(KeysExclude ?? GentableKeys.Once(ref KeysExclude, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

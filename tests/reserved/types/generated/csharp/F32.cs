@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysF32 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysF32;
 
         internal static F32 ReadF32(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysF32);
+            r.BeginObject(KeysF32 ?? GentableKeys.Once(ref KeysF32, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysF64 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysF64;
 
         internal static F64 ReadF64(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysF64);
+            r.BeginObject(KeysF64 ?? GentableKeys.Once(ref KeysF64, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

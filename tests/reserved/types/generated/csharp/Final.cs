@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysFinal = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysFinal;
 
         internal static Final ReadFinal(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysFinal);
+            r.BeginObject(KeysFinal ?? GentableKeys.Once(ref KeysFinal, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysI128 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysI128;
 
         internal static I128 ReadI128(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysI128);
+            r.BeginObject(KeysI128 ?? GentableKeys.Once(ref KeysI128, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

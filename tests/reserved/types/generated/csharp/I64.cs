@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysI64 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysI64;
 
         internal static I64 ReadI64(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysI64);
+            r.BeginObject(KeysI64 ?? GentableKeys.Once(ref KeysI64, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

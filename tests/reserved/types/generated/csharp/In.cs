@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysIn = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysIn;
 
         internal static In ReadIn(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysIn);
+            r.BeginObject(KeysIn ?? GentableKeys.Once(ref KeysIn, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

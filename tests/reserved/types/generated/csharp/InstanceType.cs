@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysInstanceType = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysInstanceType;
 
         internal static InstanceType ReadInstanceType(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysInstanceType);
+            r.BeginObject(KeysInstanceType ?? GentableKeys.Once(ref KeysInstanceType, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

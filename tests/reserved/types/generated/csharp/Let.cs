@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLet = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLet;
 
         internal static Let ReadLet(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysLet);
+            r.BeginObject(KeysLet ?? GentableKeys.Once(ref KeysLet, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

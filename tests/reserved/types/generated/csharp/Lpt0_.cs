@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLpt0 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLpt0;
 
         internal static Lpt0 ReadLpt0(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysLpt0);
+            r.BeginObject(KeysLpt0 ?? GentableKeys.Once(ref KeysLpt0, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

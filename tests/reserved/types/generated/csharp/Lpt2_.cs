@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLpt2 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLpt2;
 
         internal static Lpt2 ReadLpt2(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysLpt2);
+            r.BeginObject(KeysLpt2 ?? GentableKeys.Once(ref KeysLpt2, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLpt3 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLpt3;
 
         internal static Lpt3 ReadLpt3(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysLpt3);
+            r.BeginObject(KeysLpt3 ?? GentableKeys.Once(ref KeysLpt3, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

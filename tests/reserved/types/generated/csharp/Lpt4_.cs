@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLpt4 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLpt4;
 
         internal static Lpt4 ReadLpt4(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysLpt4);
+            r.BeginObject(KeysLpt4 ?? GentableKeys.Once(ref KeysLpt4, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

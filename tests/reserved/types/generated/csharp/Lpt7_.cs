@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysLpt7 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysLpt7;
 
         internal static Lpt7 ReadLpt7(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysLpt7);
+            r.BeginObject(KeysLpt7 ?? GentableKeys.Once(ref KeysLpt7, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

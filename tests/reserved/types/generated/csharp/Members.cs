@@ -67,7 +67,7 @@ namespace Reserved.Types
     /// <summary>The rows of table Members, sorted by primary key, with lookup by key.</summary>
     public sealed partial class MembersTable
     {
-        private readonly global::System.Collections.Generic.Dictionary<MembersId, Members> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Members> All { get; }
@@ -80,25 +80,25 @@ namespace Reserved.Types
         {
             var list = new global::System.Collections.Generic.List<Members>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Members>(list);
-            this.byKey = new global::System.Collections.Generic.Dictionary<MembersId, Members>(list.Count);
+            this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             foreach (var row in list)
             {
                 if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Members" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
+                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Members" + ": duplicate primary key " + row.Key);
+                this.byKey.Add(row.Id, row);
             }
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Members Get(MembersId key)
         {
-            Members row;
-            if (this.byKey.TryGetValue(key, out row)) return row;
+            object row;
+            if (this.byKey.TryGetValue(key.Value, out row)) return (Members)row;
             throw new global::System.Collections.Generic.KeyNotFoundException("Members" + " has no row with key " + key);
         }
 
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
-        public bool TryGet(MembersId key, out Members row) { return this.byKey.TryGetValue(key, out row); }
+        public bool TryGet(MembersId key, out Members row) { object found; bool has = this.byKey.TryGetValue(key.Value, out found); row = (Members)found; return has; }
 
         /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Members Get(int id) { return this.Get(new MembersId(id)); }
@@ -109,7 +109,8 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysMembers = new GentableKeys(new string[] { "Flags", "Id", "Kind", "Member" }, new bool[] { false, true, true, true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysMembers;
 
         internal static Members ReadMembers(GentableReader r)
         {
@@ -117,7 +118,7 @@ namespace Reserved.Types
             Word f1 = default(Word);
             Choice f2 = default(Choice);
             FlagFlags? f3 = default(FlagFlags?);
-            r.BeginObject(KeysMembers);
+            r.BeginObject(KeysMembers ?? GentableKeys.Once(ref KeysMembers, new string[] { "Flags", "Id", "Kind", "Member" }, new bool[] { false, true, true, true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysNameof = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysNameof;
 
         internal static Nameof ReadNameof(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysNameof);
+            r.BeginObject(KeysNameof ?? GentableKeys.Once(ref KeysNameof, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

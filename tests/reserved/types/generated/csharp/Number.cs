@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysNumber = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysNumber;
 
         internal static Number ReadNumber(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysNumber);
+            r.BeginObject(KeysNumber ?? GentableKeys.Once(ref KeysNumber, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysPriv = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysPriv;
 
         internal static Priv ReadPriv(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysPriv);
+            r.BeginObject(KeysPriv ?? GentableKeys.Once(ref KeysPriv, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysReadonlyArray = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysReadonlyArray;
 
         internal static ReadonlyArray ReadReadonlyArray(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysReadonlyArray);
+            r.BeginObject(KeysReadonlyArray ?? GentableKeys.Once(ref KeysReadonlyArray, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysToString_ = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysToString_;
 
         internal static ToString_ ReadToString_(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysToString_);
+            r.BeginObject(KeysToString_ ?? GentableKeys.Once(ref KeysToString_, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

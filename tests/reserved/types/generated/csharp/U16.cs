@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysU16 = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysU16;
 
         internal static U16 ReadU16(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysU16);
+            r.BeginObject(KeysU16 ?? GentableKeys.Once(ref KeysU16, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUint8array = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUint8array;
 
         internal static Uint8array ReadUint8array(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysUint8array);
+            r.BeginObject(KeysUint8array ?? GentableKeys.Once(ref KeysUint8array, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUlong = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUlong;
 
         internal static Ulong ReadUlong(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysUlong);
+            r.BeginObject(KeysUlong ?? GentableKeys.Once(ref KeysUlong, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

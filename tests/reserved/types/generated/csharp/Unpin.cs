@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUnpin = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUnpin;
 
         internal static Unpin ReadUnpin(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysUnpin);
+            r.BeginObject(KeysUnpin ?? GentableKeys.Once(ref KeysUnpin, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysUnsafe = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysUnsafe;
 
         internal static Unsafe ReadUnsafe(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysUnsafe);
+            r.BeginObject(KeysUnsafe ?? GentableKeys.Once(ref KeysUnsafe, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysValueOf = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysValueOf;
 
         internal static ValueOf ReadValueOf(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysValueOf);
+            r.BeginObject(KeysValueOf ?? GentableKeys.Once(ref KeysValueOf, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysWhile = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysWhile;
 
         internal static While ReadWhile(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysWhile);
+            r.BeginObject(KeysWhile ?? GentableKeys.Once(ref KeysWhile, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)

@@ -17,12 +17,13 @@ namespace Reserved.Types
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysYield = new GentableKeys(new string[] { "v" }, new bool[] { true });
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysYield;
 
         internal static Yield ReadYield(GentableReader r)
         {
             int f0 = default(int);
-            r.BeginObject(KeysYield);
+            r.BeginObject(KeysYield ?? GentableKeys.Once(ref KeysYield, new string[] { "v" }, new bool[] { true }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)
