@@ -459,7 +459,8 @@ fn fk(mut f: Field, table: &str, field: Option<&str>) -> Field {
 /// than the key (`PieceType.Next`), a string found by a unique key (`Move.Piece` → `PieceType.Name`), a field of
 /// a record inside an array (`Effect.source`), a field of a union kind reached through unions, arrays of
 /// nullable unions and map values (`Act` kind `class` `by`), nested arrays (`Extras.Owners`), an optional
-/// array (`Extras.Spares`) and the primary key named explicitly by an `i64` (`Extras.Lead`).
+/// array (`Extras.Spares`), the primary key named explicitly by an `i64` (`Extras.Lead`), an array of optional
+/// keys (`Extras.Mates`), an optional array of arrays (`Extras.Squads`) and map values (`Extras.Ranks`).
 fn add_references(p: &mut Project) {
     fn by_kind(v: &mut Value) {
         match v {
@@ -552,17 +553,55 @@ fn add_references(p: &mut Project) {
         Value::Array(vec![Value::Int(2), Value::Int(1)]),
         Value::Null,
     ];
-    for (((row, o), sp), lead) in extras
+    // Deeper nestings: an array of optional keys, an optional array of arrays, keys as map values.
+    let u16_ = || Type::Int(IntWidth::U16);
+    let map = |k: Type, v: Type| Type::Map(Box::new(k), Box::new(v));
+    for (name, ty, doc) in [
+        (
+            "Mates",
+            arr(opt(u16_())),
+            "An array of optional references.",
+        ),
+        (
+            "Squads",
+            opt(arr(arr(u16_()))),
+            "An optional array of arrays of references.",
+        ),
+        (
+            "Ranks",
+            map(Type::String, u16_()),
+            "References as map values.",
+        ),
+    ] {
+        extras
+            .fields
+            .push(fk(field(name, ty, doc), "PieceType", None));
+    }
+    let ints = |ks: &[i128]| Value::Array(ks.iter().map(|&k| Value::Int(k)).collect());
+    let deeper = [
+        [
+            Value::Array(vec![Value::Int(1), Value::Null, Value::Int(65535)]),
+            Value::Array(vec![ints(&[2]), ints(&[1, 2])]),
+            Value::Map(vec![
+                (Value::Str("a".into()), Value::Int(1)),
+                (Value::Str("b".into()), Value::Int(65535)),
+            ]),
+        ],
+        [Value::Array(vec![]), Value::Null, Value::Map(vec![])],
+    ];
+    for ((((row, o), sp), lead), more) in extras
         .rows
         .iter_mut()
         .zip(owners)
         .zip(spares)
         .zip([65535, 1])
+        .zip(deeper)
     {
         row.values.iter_mut().for_each(by_kind);
         row.values.push(o);
         row.values.push(sp);
         row.values.push(Value::Int(lead));
+        row.values.extend(more);
     }
 }
 

@@ -725,7 +725,31 @@ fn struct_def(
         let e = decode_expr(p, &f.ty, fk_of(fi, f).as_ref(), true);
         quote! { #id: #e }
     });
-    let refs = references(p, fields, ids, |fi, f| fk_of(fi, f));
+    let refs: Vec<TokenStream> = references(
+        p,
+        fields,
+        ids,
+        |fi, f| fk_of(fi, f),
+        |f| {
+            let id = field_ident(f);
+            quote! { self.#id }
+        },
+    )
+    .into_iter()
+    .map(
+        |Accessor {
+             doc, m, ret, body, ..
+         }| {
+            quote! {
+                #doc
+                #[inline]
+                pub fn #m(&self) -> #ret {
+                    #body
+                }
+            }
+        },
+    )
+    .collect();
     let refs = if refs.is_empty() {
         quote! {}
     } else {
@@ -1003,7 +1027,8 @@ fn references(
     fields: &[Field],
     ids: &IdMap,
     fk_of: impl Fn(usize, &Field) -> Option<(String, String)>,
-) -> Vec<TokenStream> {
+    value_of: impl Fn(&Field) -> TokenStream,
+) -> Vec<Accessor> {
     let mut out = vec![];
     for (fi, f) in fields.iter().enumerate() {
         let [(target, key_field)] = f.foreign_keys.as_slice() else {
@@ -1076,7 +1101,6 @@ fn references(
                 quote! { |key: #fty| crate::#tm::#trow::#l(#conv) }
             }
         };
-        let id = field_ident(f);
         let stem = naming::rust_field(&f.name, f.ident.as_deref());
         let stem = stem.trim_end_matches('_');
         let name = &tt.name;
@@ -1087,63 +1111,121 @@ fn references(
             ),
             false,
         );
-        match &f.ty {
-            Type::Optional(t) if is_scalar(t) => {
-                let m = format_ident!("{stem}_row");
-                out.push(quote! {
-                    #doc
-                    #[inline]
-                    pub fn #m(&self) -> Option<&'static crate::#tm::#trow> {
-                        crate::runtime::resolve_some(#lookup, #name, self.#id)
-                    }
-                });
-            }
-            Type::Array(t) if is_scalar(t) => {
-                let m = format_ident!("{stem}_rows");
-                out.push(quote! {
-                    #doc
-                    #[inline]
-                    pub fn #m(&self) -> impl Iterator<Item = &'static crate::#tm::#trow> {
-                        crate::runtime::resolve_each(#lookup, #name, self.#id)
-                    }
-                });
-            }
+        let v = value_of(f);
+        let (m, ret, body) = match &f.ty {
+            Type::Optional(t) if is_scalar(t) => (
+                format_ident!("{stem}_row"),
+                quote! { Option<&'static crate::#tm::#trow> },
+                quote! { crate::runtime::resolve_some(#lookup, #name, #v) },
+            ),
+            Type::Array(t) if is_scalar(t) => (
+                format_ident!("{stem}_rows"),
+                quote! { impl Iterator<Item = &'static crate::#tm::#trow> },
+                quote! { crate::runtime::resolve_each(#lookup, #name, #v) },
+            ),
             // An optional array: its rows, none when the field is absent.
-            Type::Optional(t) if matches!(&**t, Type::Array(i) if is_scalar(i)) => {
-                let m = format_ident!("{stem}_rows");
-                out.push(quote! {
-                    #doc
-                    #[inline]
-                    pub fn #m(&self) -> impl Iterator<Item = &'static crate::#tm::#trow> {
-                        crate::runtime::resolve_each(#lookup, #name, self.#id.unwrap_or(&[]))
-                    }
-                });
-            }
+            Type::Optional(t) if matches!(&**t, Type::Array(i) if is_scalar(i)) => (
+                format_ident!("{stem}_rows"),
+                quote! { impl Iterator<Item = &'static crate::#tm::#trow> },
+                quote! { crate::runtime::resolve_each(#lookup, #name, #v.unwrap_or(&[])) },
+            ),
             // An array of arrays: the rows of each inner array.
-            Type::Array(t) if matches!(&**t, Type::Array(i) if is_scalar(i)) => {
-                let m = format_ident!("{stem}_rows");
-                out.push(quote! {
-                    #doc
-                    #[inline]
-                    pub fn #m(&self) -> impl Iterator<Item = impl Iterator<Item = &'static crate::#tm::#trow>> {
-                        self.#id.iter().map(|keys| crate::runtime::resolve_each(#lookup, #name, keys))
-                    }
-                });
+            Type::Array(t) if matches!(&**t, Type::Array(i) if is_scalar(i)) => (
+                format_ident!("{stem}_rows"),
+                quote! { impl Iterator<Item = impl Iterator<Item = &'static crate::#tm::#trow>> },
+                quote! { #v.iter().map(|keys| crate::runtime::resolve_each(#lookup, #name, keys)) },
+            ),
+            // Any other nesting of optionals, arrays and map values (`[int|null]`, an optional array of arrays,
+            // `{string: int}`): the same shape with each key replaced by its row (`nested`).
+            ty => {
+                let row = quote! { crate::#tm::#trow };
+                let Some((ret, body)) = nested(ty, v, &row, &lookup, name, 0) else {
+                    continue;
+                };
+                let rows = !matches!(ty, Type::Optional(t) if is_scalar(t)) && !is_scalar(ty);
+                (
+                    format_ident!("{stem}_{}", if rows { "rows" } else { "row" }),
+                    ret,
+                    body,
+                )
             }
-            Type::Optional(_) | Type::Array(_) | Type::Map(..) => {}
-            _ => {
-                let m = format_ident!("{stem}_row");
-                out.push(quote! {
-                    #doc
-                    #[inline]
-                    pub fn #m(&self) -> &'static crate::#tm::#trow {
-                        crate::runtime::resolve(#lookup, #name, self.#id)
-                    }
-                });
-            }
-        }
+        };
+        out.push(Accessor {
+            doc,
+            field: field_ident(f),
+            m,
+            ret,
+            body,
+        });
     }
     out
+}
+
+/// One reference accessor of [`references`]: `#doc pub fn #m(&self) -> #ret { #body }` on a record, or the
+/// same per variant of a polymorphic record (`Option<#ret>`, `None` for the other variants).
+struct Accessor {
+    doc: TokenStream,
+    /// The field's Rust identifier.
+    field: proc_macro2::Ident,
+    m: proc_macro2::Ident,
+    ret: TokenStream,
+    body: TokenStream,
+}
+
+/// The return type and the expression of a reference accessor for a key value `value` of type `ty` held in any
+/// nesting of optionals, arrays and map values: a key becomes `&'static Row` (`runtime::resolve`), an optional
+/// `Option<…>`, an optional array the iterator of its items (none when absent, as a field's optional array), an
+/// array `impl Iterator<Item = …>`, a map `impl Iterator<Item = (key, …)>` in key order. `None` for a type
+/// holding anything else (records hold their own accessors).
+fn nested(
+    ty: &Type,
+    value: TokenStream,
+    row: &TokenStream,
+    lookup: &TokenStream,
+    table: &str,
+    depth: usize,
+) -> Option<(TokenStream, TokenStream)> {
+    let x = format_ident!("__x{depth}");
+    match ty {
+        Type::Optional(t) if matches!(&**t, Type::Array(_)) => {
+            let Type::Array(item) = &**t else {
+                return None;
+            };
+            let (r, e) = nested(item, quote! { #x }, row, lookup, table, depth + 1)?;
+            Some((
+                quote! { impl Iterator<Item = #r> },
+                quote! { #value.unwrap_or(&[]).iter().map(move |&#x| #e) },
+            ))
+        }
+        Type::Optional(t) => {
+            let (r, e) = nested(t, quote! { #x }, row, lookup, table, depth + 1)?;
+            Some((
+                quote! { Option<#r> },
+                quote! { match #value { Some(#x) => Some(#e), None => None } },
+            ))
+        }
+        Type::Array(t) => {
+            let (r, e) = nested(t, quote! { #x }, row, lookup, table, depth + 1)?;
+            Some((
+                quote! { impl Iterator<Item = #r> },
+                quote! { #value.iter().map(move |&#x| #e) },
+            ))
+        }
+        Type::Map(k, t) => {
+            let kt = rust_ty(k, None);
+            let key = format_ident!("__k{depth}");
+            let (r, e) = nested(t, quote! { #x }, row, lookup, table, depth + 1)?;
+            Some((
+                quote! { impl Iterator<Item = (#kt, #r)> },
+                quote! { #value.0.iter().map(move |&(#key, #x)| (#key, #e)) },
+            ))
+        }
+        t if is_scalar(t) => Some((
+            quote! { &'static #row },
+            quote! { crate::runtime::resolve(#lookup, #table, #value) },
+        )),
+        _ => None,
+    }
 }
 
 /// `value` (a field's key value of type `from`) as the type `to` of the key it names: itself for the same type,
@@ -1743,6 +1825,8 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
     let mut kinds = vec![];
     let mut writes = vec![];
     let mut decodes = vec![];
+    let mut accessors = vec![];
+    let mut accessor_names = std::collections::BTreeSet::new();
     for v in &u.variants {
         let pairs = v.fields.iter().map(|f| {
             (
@@ -1758,6 +1842,10 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
         }));
         let vi = format_ident!("{}", naming::rust_variant(&v.tag));
         let tag = &v.tag;
+        let tag_doc = format!(
+            " `None` unless `{}` is `{tag}`.",
+            u.discriminator.replace('`', "'")
+        );
         let vdoc = doc_attrs(
             format!("{}\n\n`{}` = `{tag}`.", v.doc, u.discriminator).trim_start(),
             false,
@@ -1769,6 +1857,48 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
             quote! { #d #id: #ty }
         });
         variants.push(quote! { #vdoc #vi { #(#defs),* } });
+        // Reference accessors of this variant's foreign-key fields: `<kind>_<field>_row(s)()`, `None` for the
+        // other variants.
+        let prefix = naming::rust_field(&v.tag, None);
+        let prefix = prefix.trim_end_matches('_');
+        for a in references(
+            p,
+            &v.fields,
+            ids,
+            |_, f| ids.fk_id(f, base_scalar(&f.ty)),
+            |f| {
+                let id = field_ident(f);
+                quote! { #id }
+            },
+        ) {
+            let Accessor {
+                doc,
+                field,
+                m,
+                ret,
+                body,
+            } = a;
+            let m = format_ident!("{prefix}_{m}");
+            if !accessor_names.insert(m.to_string()) {
+                continue;
+            }
+            let other = (u.variants.len() > 1).then(|| quote! { _ => None, });
+            accessors.push(quote! {
+                #doc
+                #[doc = ""]
+                #[doc = #tag_doc]
+                #[inline]
+                pub fn #m(&self) -> Option<#ret> {
+                    match self {
+                        #ident::#vi { #field, .. } => {
+                            let #field = *#field;
+                            Some(#body)
+                        }
+                        #other
+                    }
+                }
+            });
+        }
         kinds.push(quote! { #ident::#vi { .. } => #tag });
         let reads = v.fields.iter().map(|f| {
             let id = field_ident(f);
@@ -1836,6 +1966,7 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
             pub fn kind(&self) -> &'static str {
                 match self { #(#kinds),* }
             }
+            #(#accessors)*
         }
         #[cfg(feature = "canonical")]
         impl crate::canonical::Canonical for #ident {
@@ -2040,14 +2171,19 @@ mod tests {
             dir.path().join("dump/src/main.rs"),
             // The typed references of every shape (testkit's `add_references`): `Next` is an optional `i32`
             // for a `u16` key, `Owners` an array of arrays, `Spares` an optional array, `Lead` an `i64` naming
-            // `PieceType.Id` explicitly.
+            // `PieceType.Id` explicitly; `Mates` an array of optional keys, `Squads` an optional array of
+            // arrays, `Ranks` keys as map values, `Act`'s kind `class` a field `by` (`None` for other kinds).
             "fn main() {\n    t::load().unwrap();\n    for (name, json) in t::canonical_tables() {\n        println!(\"{name}\\t{json}\");\n    }\n    \
              let piece = |k| t::piece_type::PieceType::get(t::piece_type::PieceTypeId(k)).unwrap();\n    \
              let next: Vec<Option<u16>> = [1, 2, 65535].iter().map(|&k| piece(k).next_row().map(|r| r.id.0)).collect();\n    \
              let owners: Vec<Vec<Vec<u16>>> = t::extras::Extras::all().iter().map(|e| e.owners_rows().map(|i| i.map(|r| r.id.0).collect()).collect()).collect();\n    \
              let spares: Vec<Vec<u16>> = t::extras::Extras::all().iter().map(|e| e.spares_rows().map(|r| r.id.0).collect()).collect();\n    \
              let lead: Vec<u16> = t::extras::Extras::all().iter().map(|e| e.lead_row().id.0).collect();\n    \
-             eprintln!(\"{next:?} {owners:?} {spares:?} {lead:?}\");\n}\n",
+             let mates: Vec<Vec<Option<u16>>> = t::extras::Extras::all().iter().map(|e| e.mates_rows().map(|r| r.map(|r| r.id.0)).collect()).collect();\n    \
+             let squads: Vec<Vec<Vec<u16>>> = t::extras::Extras::all().iter().map(|e| e.squads_rows().map(|i| i.map(|r| r.id.0).collect()).collect()).collect();\n    \
+             let ranks: Vec<Vec<(&str, u16)>> = t::extras::Extras::all().iter().map(|e| e.ranks_rows().map(|(k, r)| (k, r.id.0)).collect()).collect();\n    \
+             let by: Vec<Option<Option<u16>>> = t::extras::Extras::all().iter().map(|e| e.act.class_by_row().map(|r| r.map(|r| r.id.0))).collect();\n    \
+             eprintln!(\"{next:?} {owners:?} {spares:?} {lead:?} {mates:?} {squads:?} {ranks:?} {by:?}\");\n}\n",
         )
         .unwrap();
         let out = std::process::Command::new(cargo)
@@ -2063,7 +2199,9 @@ mod tests {
         );
         assert_eq!(
             err.trim_end(),
-            "[Some(2), None, Some(1)] [[[1, 2], [65535]], []] [[2, 1], []] [65535, 1]",
+            "[Some(2), None, Some(1)] [[[1, 2], [65535]], []] [[2, 1], []] [65535, 1] \
+             [[Some(1), None, Some(65535)], []] [[[2], [1, 2]], []] [[(\"a\", 1), (\"b\", 65535)], []] \
+             [Some(Some(2)), None]",
             "{out}"
         );
         let got: Vec<(String, String)> = out

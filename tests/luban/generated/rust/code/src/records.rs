@@ -448,6 +448,52 @@ impl RefDynamicBase {
             RefDynamicBase::RefBean { .. } => "RefBean",
         }
     }
+    /// The `TbTestBeRef` row that `x` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    ///
+    /// `None` unless `$type` is `RefBean`.
+    #[inline]
+    pub fn ref_bean_x_row(&self) -> Option<&'static crate::tb_test_be_ref::TbTestBeRef> {
+        match self {
+            RefDynamicBase::RefBean { x, .. } => {
+                let x = *x;
+                Some(
+                    crate::runtime::resolve(
+                        crate::tb_test_be_ref::TbTestBeRef::get,
+                        "TbTestBeRef",
+                        x,
+                    ),
+                )
+            }
+        }
+    }
+    /// The `TbTestBeRef` row that `arr` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    ///
+    /// `None` unless `$type` is `RefBean`.
+    #[inline]
+    pub fn ref_bean_arr_rows(
+        &self,
+    ) -> Option<impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef>> {
+        match self {
+            RefDynamicBase::RefBean { arr, .. } => {
+                let arr = *arr;
+                Some(
+                    crate::runtime::resolve_each(
+                        crate::tb_test_be_ref::TbTestBeRef::get,
+                        "TbTestBeRef",
+                        arr,
+                    ),
+                )
+            }
+        }
+    }
 }
 #[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for RefDynamicBase {

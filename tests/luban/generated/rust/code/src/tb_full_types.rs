@@ -147,6 +147,29 @@ impl crate::runtime::Row for TbFullTypes {
         r.check(v)
     }
 }
+impl TbFullTypes {
+    /// The `TbFullTypes` row that `k8` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbFullTypes` does not have.
+    #[inline]
+    pub fn k8_rows(
+        &self,
+    ) -> impl Iterator<Item = (i32, &'static crate::tb_full_types::TbFullTypes)> {
+        self.k8
+            .0
+            .iter()
+            .map(move |&(__k0, __x0)| (
+                __k0,
+                crate::runtime::resolve(
+                    crate::tb_full_types::TbFullTypes::get,
+                    "TbFullTypes",
+                    __x0,
+                ),
+            ))
+    }
+}
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65";
 /// The rows of `TbFullTypes`, decoded on first use from the embedded `data/TbFullTypes.bytes`.

@@ -301,6 +301,48 @@ impl TbTestRef {
             self.c2,
         )
     }
+    /// The `TbTestBeRef` row that `d1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
+    pub fn d1_rows(
+        &self,
+    ) -> impl Iterator<Item = (i32, &'static crate::tb_test_be_ref::TbTestBeRef)> {
+        self.d1
+            .0
+            .iter()
+            .map(move |&(__k0, __x0)| (
+                __k0,
+                crate::runtime::resolve(
+                    crate::tb_test_be_ref::TbTestBeRef::get,
+                    "TbTestBeRef",
+                    __x0,
+                ),
+            ))
+    }
+    /// The `TbTestBeRef` row that `d2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
+    pub fn d2_rows(
+        &self,
+    ) -> impl Iterator<Item = (i32, &'static crate::tb_test_be_ref::TbTestBeRef)> {
+        self.d2
+            .0
+            .iter()
+            .map(move |&(__k0, __x0)| (
+                __k0,
+                crate::runtime::resolve(
+                    crate::tb_test_be_ref::TbTestBeRef::get,
+                    "TbTestBeRef",
+                    __x0,
+                ),
+            ))
+    }
     /// The `TbMultiIndexList` row that `e1` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
     /// # Panics
