@@ -327,7 +327,7 @@ pub fn references<'p>(project: &'p Project, fields: &'p [crate::ir::Field]) -> V
         }
         let source = f.ident.as_deref().unwrap_or(&f.name);
         let mut words = crate::naming::words(source);
-        let plural = matches!(f.ty.strip_optional(), Type::Array(_));
+        let plural = matches!(f.ty.strip_optional(), Type::Array(_) | Type::Map(..));
         let suffix = match words.last().map(|w| w.to_ascii_lowercase()) {
             Some(w) if words.len() > 1 && w == "id" => {
                 words.pop();
@@ -361,7 +361,7 @@ pub fn references<'p>(project: &'p Project, fields: &'p [crate::ir::Field]) -> V
 /// key can have (boolean, integer, number, string, enum).
 pub fn reference_key_type(ty: &Type) -> Option<&Type> {
     match ty {
-        Type::Optional(t) | Type::Array(t) => reference_key_type(t),
+        Type::Optional(t) | Type::Array(t) | Type::Map(_, t) => reference_key_type(t),
         Type::Bool | Type::Int(_) | Type::Float | Type::String | Type::Enum(_) => Some(ty),
         _ => None,
     }

@@ -1256,7 +1256,7 @@ impl Gen<'_> {
                 out.push(RefVm {
                     doc: vec![format!(
                         "The <see cref=\"{target}\"/> row{} that <see cref=\"{}\"/> names (x-gentable-foreignKey), resolved at load.",
-                        if matches!(f.ty.strip_optional(), Type::Array(_)) { "s" } else { "" },
+                        if matches!(f.ty.strip_optional(), Type::Array(_) | Type::Map(..)) { "s" } else { "" },
                         vm.ident
                     )],
                     ty: self.ref_ty(&f.ty, target),
@@ -1278,6 +1278,11 @@ impl Gen<'_> {
             Type::Array(t) => format!(
                 "global::System.Collections.Generic.IReadOnlyList<{}>",
                 self.ref_ty(t, target)
+            ),
+            Type::Map(k, v) => format!(
+                "global::System.Collections.Generic.IReadOnlyDictionary<{}, {}>",
+                self.ty(k),
+                self.ref_ty(v, target)
             ),
             _ => target.to_string(),
         }
@@ -1396,6 +1401,36 @@ impl Gen<'_> {
                     "    {x} = new global::System.Collections.ObjectModel.ReadOnlyCollection<{rt}>({a});"
                 ));
                 out.push("}".into());
+                Ok(x)
+            }
+            // Keys as map values: the same keys, each with its row(s).
+            Type::Map(k, t) => {
+                let (kv, d, rt, kt) = (
+                    format!("kv{depth}"),
+                    format!("d{depth}"),
+                    self.ref_ty(t, target),
+                    self.ty(k),
+                );
+                let mut inner = vec![];
+                let item = self.link_ref(
+                    r,
+                    t,
+                    &format!("{kv}.Value"),
+                    &format!("{path} + GentableLinkFault.Key({kv}.Key)"),
+                    depth + 1,
+                    &mut inner,
+                )?;
+                out.push(format!(
+                    "var {d} = new global::System.Collections.Generic.Dictionary<{kt}, {rt}>({src}.Count);"
+                ));
+                out.push(format!("foreach (var {kv} in {src})"));
+                out.push("{".into());
+                out.extend(inner.into_iter().map(|l| format!("    {l}")));
+                out.push(format!("    {d}.Add({kv}.Key, {item});"));
+                out.push("}".into());
+                out.push(format!(
+                    "global::System.Collections.Generic.IReadOnlyDictionary<{kt}, {rt}> {x} = new global::System.Collections.ObjectModel.ReadOnlyDictionary<{kt}, {rt}>({d});"
+                ));
                 Ok(x)
             }
             _ => {
@@ -2406,6 +2441,12 @@ namespace Sample.Config.Test
                 refs.Append('|').Append(act.ByRef.Id).Append(((Act.Class)act.Next).ByRef.Id).Append(((Act.Class)t.Extras.All[0].ByName["é"]).ByRef.Id);
                 var spares = t.Extras.All[0].SparesRefs;
                 refs.Append('|').Append(spares.Count).Append(spares[0].Id).Append(spares[1].Id).Append(t.Extras.All[1].SparesRefs == null);
+                var mates = t.Extras.All[0].MatesRefs;
+                refs.Append('|').Append(mates.Count).Append(mates[0].Id).Append(mates[1] == null).Append(mates[2].Id);
+                var squads = t.Extras.All[0].SquadsRefs;
+                refs.Append('|').Append(squads.Count).Append(squads[1][1].Id).Append(t.Extras.All[1].SquadsRefs == null);
+                var ranks = t.Extras.All[0].RanksRefs;
+                refs.Append('|').Append(ranks.Count).Append(ranks["a"].Id).Append(ranks["b"].Id).Append(t.Extras.All[1].RanksRefs.Count);
                 // Hot reload: a second load shares nothing with the first, whose rows stay as they were.
                 Tables t2 = Tables.Load(args[1]);
                 refs.Append('|').Append(object.ReferenceEquals(t2.PieceType.Get(1), pawn)).Append(object.ReferenceEquals(t2.PieceType.Get(1).NextRef, t2.PieceType.Get(2)));
@@ -2479,7 +2520,7 @@ namespace Sample.Config.Test
         );
         assert_eq!(
             std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
-            "True|True|Pawn|1|65535|2|2265535|0|222|221True|FalseTrueTrue6Const.json"
+            "True|True|Pawn|1|65535|2|2265535|0|222|221True|31True65535|22True|21655350|FalseTrueTrue6Const.json"
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.

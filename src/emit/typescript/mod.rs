@@ -1324,7 +1324,7 @@ impl Gen<'_> {
                     ty: self.ref_ty(&f.ty, &target, true),
                     doc: vec![format!(
                         "The {target} row{} that `{ident}` names (x-gentable-foreignKey), resolved at load.",
-                        if matches!(f.ty.strip_optional(), Type::Array(_)) { "s" } else { "" },
+                        if matches!(f.ty.strip_optional(), Type::Array(_) | Type::Map(..)) { "s" } else { "" },
                     )],
                 });
                 vm.ref_targets.push((target, r.target.name.clone()));
@@ -1354,6 +1354,11 @@ impl Gen<'_> {
                     format!("readonly {inner}[]")
                 }
             }
+            Type::Map(k, v) => format!(
+                "ReadonlyMap<{}, {}>",
+                self.ty(k),
+                self.ref_ty(v, target, false)
+            ),
             _ => target.to_string(),
         }
     }
@@ -1431,6 +1436,21 @@ impl Gen<'_> {
                 out.push(format!("  {x}.push({item});"));
                 out.push("}".into());
                 out.push(format!("Object.freeze({x});"));
+                Ok(x)
+            }
+            // Keys as map values: the same keys, each with its row(s).
+            Type::Map(kt, t) => {
+                let k = format!("k{depth}");
+                let rt = self.ref_ty(t, target, false);
+                let mut inner = vec![];
+                let mut sub = path.to_vec();
+                sub.push(format!("rt.keyAt({k})"));
+                let item = self.link_ref(r, t, &v, &sub, depth + 1, &mut inner)?;
+                out.push(format!("const {x} = new Map<{}, {rt}>();", self.ty(kt)));
+                out.push(format!("for (const [{k}, {v}] of {src}) {{"));
+                out.extend(indent(inner));
+                out.push(format!("  {x}.set({k}, {item});"));
+                out.push("}".into());
                 Ok(x)
             }
             _ => {
@@ -2368,6 +2388,8 @@ try {
     t.extras.all[0]?.matesRefs.map((r) => r?.id ?? "-").join(","),
     t.extras.all[0]?.squadsRefs?.map((s) => s.map((r) => r.id).join("+")).join(","),
     t.extras.all[1]?.squadsRefs === undefined,
+    [...(t.extras.all[0]?.ranksRefs ?? new Map<string, { id: number }>()).entries()].map(([k, r]) => k + ":" + String(r.id)).join(","),
+    t.extras.all[1]?.ranksRefs.size,
     Object.isFrozen(pawn) && Object.isFrozen(pawn?.params) && Object.isFrozen(pawn?.pos) && Object.isFrozen(t) && Object.isFrozen(t.pieceType.all),
     mutated,
     JSON.stringify(t.move.get("Pawn", "Silver", 1)).includes("Ref"),
@@ -2473,7 +2495,7 @@ try {
         assert_eq!(report, "Pawn|true|true|true|true|0|3|12|true|second|true|false|0|64|PieceType has no row with key 9");
         assert_eq!(
             std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
-            "true|true|Pawn|1|65535|2|2|65535|0|2|2|2|2|2|1|true|1,-,65535|2,1+2|true|true|TypeError|false|false|false|true|true|6|Const.json|2|2"
+            "true|true|Pawn|1|65535|2|2|65535|0|2|2|2|2|2|1|true|1,-,65535|2,1+2|true|a:1,b:65535|0|true|TypeError|false|false|false|true|true|6|Const.json|2|2"
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.

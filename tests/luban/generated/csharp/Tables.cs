@@ -219,6 +219,7 @@ namespace cfg
             this.TbTestTag = t33;
             for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
             for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
+            for (int i = 0; i < this.TbFullTypes.All.Count; i++) { try { this.TbFullTypes.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbFullTypes.json", "TbFullTypes", i); } }
             for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
             for (int i = 0; i < this.TbTestRef.All.Count; i++) { try { this.TbTestRef.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestRef.json", "TbTestRef", i); } }
         }

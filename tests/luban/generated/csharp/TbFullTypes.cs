@@ -53,6 +53,11 @@ namespace cfg
 
         public global::System.Collections.Generic.IReadOnlyList<DemoDynamic> K15 { get; }
 
+        /// <summary>
+        /// The <see cref="TbFullTypes"/> rows that <see cref="K8"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public global::System.Collections.Generic.IReadOnlyDictionary<int, TbFullTypes> K8Refs { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public TbFullTypesId Key { get { return new TbFullTypesId(this.X4); } }
 
@@ -81,6 +86,22 @@ namespace cfg
             this.K8 = k8;
             this.K9 = k9;
             this.K15 = k15;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                var d0 = new global::System.Collections.Generic.Dictionary<int, TbFullTypes>(this.K8.Count);
+                foreach (var kv0 in this.K8)
+                {
+                    TbFullTypes x1;
+                    if (!(t.TbFullTypes.TryGet(kv0.Value, out x1))) throw GentableLinkFault.Missing("k8" + GentableLinkFault.Key(kv0.Key), "TbFullTypes", kv0.Value);
+                    d0.Add(kv0.Key, x1);
+                }
+                global::System.Collections.Generic.IReadOnlyDictionary<int, TbFullTypes> x0 = new global::System.Collections.ObjectModel.ReadOnlyDictionary<int, TbFullTypes>(d0);
+                this.K8Refs = x0;
+            }
         }
     }
 

@@ -93,6 +93,16 @@ namespace cfg
         /// </summary>
         public global::System.Collections.Generic.IReadOnlyList<TbTestBeRef> C2Refs { get; private set; }
 
+        /// <summary>
+        /// The <see cref="TbTestBeRef"/> rows that <see cref="D1"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public global::System.Collections.Generic.IReadOnlyDictionary<int, TbTestBeRef> D1Refs { get; private set; }
+
+        /// <summary>
+        /// The <see cref="TbTestBeRef"/> rows that <see cref="D2"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public global::System.Collections.Generic.IReadOnlyDictionary<int, TbTestBeRef> D2Refs { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public TbTestRefId Key { get { return new TbTestRefId(this.Id); } }
 
@@ -229,6 +239,28 @@ namespace cfg
                     x0 = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestBeRef>(a0);
                 }
                 this.C2Refs = x0;
+            }
+            {
+                var d0 = new global::System.Collections.Generic.Dictionary<int, TbTestBeRef>(this.D1.Count);
+                foreach (var kv0 in this.D1)
+                {
+                    TbTestBeRef x1;
+                    if (!(t.TbTestBeRef.TryGet(kv0.Value, out x1))) throw GentableLinkFault.Missing("d1" + GentableLinkFault.Key(kv0.Key), "TbTestBeRef", kv0.Value);
+                    d0.Add(kv0.Key, x1);
+                }
+                global::System.Collections.Generic.IReadOnlyDictionary<int, TbTestBeRef> x0 = new global::System.Collections.ObjectModel.ReadOnlyDictionary<int, TbTestBeRef>(d0);
+                this.D1Refs = x0;
+            }
+            {
+                var d0 = new global::System.Collections.Generic.Dictionary<int, TbTestBeRef>(this.D2.Count);
+                foreach (var kv0 in this.D2)
+                {
+                    TbTestBeRef x1;
+                    if (!(t.TbTestBeRef.TryGet(kv0.Value, out x1))) throw GentableLinkFault.Missing("d2" + GentableLinkFault.Key(kv0.Key), "TbTestBeRef", kv0.Value);
+                    d0.Add(kv0.Key, x1);
+                }
+                global::System.Collections.Generic.IReadOnlyDictionary<int, TbTestBeRef> x0 = new global::System.Collections.ObjectModel.ReadOnlyDictionary<int, TbTestBeRef>(d0);
+                this.D2Refs = x0;
             }
             {
                 try { this.S1.GentableLink(t); }

@@ -11,7 +11,7 @@ import { TbDemoGroupTable, readTbDemoGroup, writeTbDemoGroup, linkTbDemoGroup } 
 import { TbDemoGroupSTable, readTbDemoGroupS, writeTbDemoGroupS, linkTbDemoGroupS } from "./tables/TbDemoGroupS.js";
 import { TbDemoPrimitiveTable, readTbDemoPrimitive, writeTbDemoPrimitive } from "./tables/TbDemoPrimitive.js";
 import { TbDetectCsvEncodingTable, readTbDetectCsvEncoding, writeTbDetectCsvEncoding } from "./tables/TbDetectCsvEncoding.js";
-import { TbFullTypesTable, readTbFullTypes, writeTbFullTypes } from "./tables/TbFullTypes.js";
+import { TbFullTypesTable, readTbFullTypes, writeTbFullTypes, linkTbFullTypes } from "./tables/TbFullTypes.js";
 import { type TbGlobalConfig, readTbGlobalConfig, writeTbGlobalConfig } from "./tables/TbGlobalConfig.js";
 import { TbItemTable, readTbItem, writeTbItem } from "./tables/TbItem.js";
 import { TbItem2Table, readTbItem2, writeTbItem2 } from "./tables/TbItem2.js";
@@ -273,6 +273,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
   };
   rt.linkRows(t.tbDemoGroup.all, "TbDemoGroup.json", "TbDemoGroup", (r) => linkTbDemoGroup(r, t));
   rt.linkRows(t.tbDemoGroupS.all, "TbDemoGroup_S.json", "TbDemoGroup_S", (r) => linkTbDemoGroupS(r, t));
+  rt.linkRows(t.tbFullTypes.all, "TbFullTypes.json", "TbFullTypes", (r) => linkTbFullTypes(r, t));
   rt.linkRows(t.tbTestMap.all, "TbTestMap.json", "TbTestMap", (r) => linkTbTestMap(r, t));
   rt.linkRows(t.tbTestRef.all, "TbTestRef.json", "TbTestRef", (r) => linkTbTestRef(r, t));
   return Object.freeze(t);

@@ -2,6 +2,7 @@
 import * as rt from "../runtime.js";
 import { type DemoEnum, readDemoEnum } from "../enums.js";
 import { type DemoDynamic, readDemoDynamic, writeDemoDynamic, type DemoE2, readDemoE2, writeDemoE2, type DemoType1, readDemoType1, writeDemoType1 } from "../records.js";
+import type { Tables } from "../browser.js";
 
 /**
  * TbFullTypes
@@ -32,6 +33,10 @@ export interface TbFullTypes {
   readonly k8: ReadonlyMap<number, number>;
   readonly k9: readonly DemoE2[];
   readonly k15: readonly DemoDynamic[];
+  /**
+   * The TbFullTypes rows that `k8` names (x-gentable-foreignKey), resolved at load.
+   */
+  readonly k8Refs: ReadonlyMap<number, TbFullTypes>;
 }
 
 const FIELDS: readonly string[] = ["x4", "x1", "x2", "x3", "x5", "x6", "x7", "x8_0", "x8", "x9", "x10", "x12", "x13", "x14", "s1", "t1", "k1", "k2", "k5", "k8", "k9", "k15"];
@@ -61,7 +66,7 @@ export function readTbFullTypes(v: unknown, at: rt.At): TbFullTypes {
     if (!(x12 === "NONE" || x12 === "A" || x12 === "B" || x12 === "C" || x12 === "D" || x12 === "Any")) readDemoEnum(x12, "x13");
     const x14 = o["s1"];
     if (!(typeof x14 === "string")) rt.str(x14, "s1");
-    const r: rt.Mutable<TbFullTypes> = {
+    const r = {
       x4: x0 as number,
       x1: x1 as boolean,
       x2: x2 as number,
@@ -84,9 +89,9 @@ export function readTbFullTypes(v: unknown, at: rt.At): TbFullTypes {
       k8: rt.map(o["k8"], "k8", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
       k9: rt.array(o["k9"], "k9", (v1, a1) => readDemoE2(v1, a1)),
       k15: rt.array(o["k15"], "k15", (v1, a1) => readDemoDynamic(v1, a1)),
-    };
+    } as rt.Mutable<TbFullTypes>;
     if (rt.count(o) !== 22) rt.unknown(o, FIELDS);
-    return Object.freeze(r);
+    return r;
   } catch (e) {
     throw rt.within(e, at);
   }
@@ -117,6 +122,21 @@ export function writeTbFullTypes(r: TbFullTypes): string {
   out.push("\"x8_0\":" + rt.wNum(r.x80));
   out.push("\"x9\":" + rt.wBig(r.x9));
   return "{" + out.join(",") + "}";
+}
+
+/** Resolves the typed references of `r` (once, at load), then freezes it. */
+export function linkTbFullTypes(r: TbFullTypes, t: Tables): void {
+  {
+    const x0 = new Map<number, TbFullTypes>();
+    for (const [k0, v0] of r.k8) {
+      const v1 = v0;
+      const x1 = t.tbFullTypes.get(v1);
+      if (x1 === undefined) rt.dangling(["k8", rt.keyAt(k0)], "TbFullTypes", v1);
+      x0.set(k0, x1);
+    }
+    rt.ref(r, "k8Refs", x0);
+  }
+  Object.freeze(r);
 }
 
 /** The rows of table TbFullTypes, sorted by primary key, with lookup by key. */

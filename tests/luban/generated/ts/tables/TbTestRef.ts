@@ -65,6 +65,14 @@ export interface TbTestRef {
    * The TbTestBeRef rows that `c2` names (x-gentable-foreignKey), resolved at load.
    */
   readonly c2Refs: readonly TbTestBeRef[];
+  /**
+   * The TbTestBeRef rows that `d1` names (x-gentable-foreignKey), resolved at load.
+   */
+  readonly d1Refs: ReadonlyMap<number, TbTestBeRef>;
+  /**
+   * The TbTestBeRef rows that `d2` names (x-gentable-foreignKey), resolved at load.
+   */
+  readonly d2Refs: ReadonlyMap<number, TbTestBeRef>;
 }
 
 const FIELDS: readonly string[] = ["id", "x1", "x1_2", "x2", "x3", "x4", "a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1", "e2", "e3", "f1", "f2", "f3", "s1"];
@@ -243,6 +251,26 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
     }
     Object.freeze(x0);
     rt.ref(r, "c2Refs", x0);
+  }
+  {
+    const x0 = new Map<number, TbTestBeRef>();
+    for (const [k0, v0] of r.d1) {
+      const v1 = v0;
+      const x1 = t.tbTestBeRef.get(v1);
+      if (x1 === undefined) rt.dangling(["d1", rt.keyAt(k0)], "TbTestBeRef", v1);
+      x0.set(k0, x1);
+    }
+    rt.ref(r, "d1Refs", x0);
+  }
+  {
+    const x0 = new Map<number, TbTestBeRef>();
+    for (const [k0, v0] of r.d2) {
+      const v1 = v0;
+      const x1 = t.tbTestBeRef.get(v1);
+      if (x1 === undefined) rt.dangling(["d2", rt.keyAt(k0)], "TbTestBeRef", v1);
+      x0.set(k0, x1);
+    }
+    rt.ref(r, "d2Refs", x0);
   }
   {
     try {
