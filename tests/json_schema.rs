@@ -150,6 +150,50 @@ fn json_literal_cells_never_coerce_and_huge_numbers_are_out_of_range() {
 }
 
 #[test]
+fn a_json_literal_out_of_its_types_range_is_gt0202_like_a_plain_cell() {
+    // The same value as a plain cell and inside JSON literals (an array, a record member, a map value): each
+    // is out of range (GT0202), not of the wrong type (GT0201), wherever it sits.
+    let c = Case::new(
+        r#""B": {"type": "integer", "minimum": 0, "maximum": 255}, "Bs": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}}, "Rec": {"type": "object", "properties": {"a": {"type": "integer"}}}, "M": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 255}}, "F": {"type": "array", "items": {"type": "number"}}"#,
+        "",
+        "Id,B,Bs,Rec,M,F\n1,300,\"[1,300]\",\"{\"\"a\"\":3000000000}\",\"{\"\"x\"\":256}\",\"[9007199254740993]\"\n",
+    );
+    let errors = c.errors();
+    let got: Vec<(Code, Option<&str>)> = errors
+        .iter()
+        .map(|d| (d.code, d.column.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Code::OutOfRange, Some("B")),
+            (Code::OutOfRange, Some("C")),
+            (Code::OutOfRange, Some("D")),
+            (Code::OutOfRange, Some("E")),
+            (Code::OutOfRange, Some("F")),
+        ],
+        "{errors:#?}"
+    );
+    let messages: Vec<&str> = errors.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        messages[1].contains("300 does not fit in u8"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[2].contains("3000000000 does not fit in i32"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[3].contains("256 does not fit in u8"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[4].contains("9007199254740993 has no exact 64-bit float"),
+        "{messages:?}"
+    );
+}
+
+#[test]
 fn percent_escaped_pointers_anchors_and_recursive_documents_resolve() {
     let c = Case::new(
         r##""P": {"$ref": "#/$defs/percent%25field"}, "A": {"$ref": "#named"}, "Tree": {"$ref": "tree.schema.json"}"##,

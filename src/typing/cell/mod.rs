@@ -238,10 +238,7 @@ fn parse_text(text: &str, ty: &Type, project: &Project, g: Grammar) -> Result<Va
                 match json::parse(t) {
                     Ok(json) => {
                         return json_to_value(&json, ty, project).map_err(|m| {
-                            CellError::new(
-                                Code::WrongType,
-                                format!("JSON literal does not fit: {m}"),
-                            )
+                            CellError::new(m.code(), format!("JSON literal does not fit: {m}"))
                         })
                     }
                     Err(json::Error::Duplicate(m)) => {
@@ -977,7 +974,65 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
 }
 
 /// Convert a JSON value (JSON literal cells, `default` keywords) to a typed value.
-pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Result<Value, String> {
+/// Why a JSON value does not fit a type ([`json_to_value`]): the message, and whether the value has the right
+/// kind but lies outside the type (GT0202: an integer beyond its width, a number no double holds exactly, a
+/// date beyond year 9999) rather than being of another kind (GT0201), as the same value typed as a plain cell
+/// would be reported.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonMismatch {
+    pub message: String,
+    pub out_of_range: bool,
+}
+
+impl JsonMismatch {
+    /// The same mismatch, its message prefixed with where it is (`member "x"`, `element 2`).
+    fn within(self, place: impl std::fmt::Display) -> JsonMismatch {
+        JsonMismatch {
+            message: format!("{place}: {}", self.message),
+            ..self
+        }
+    }
+
+    /// The diagnostic code of this mismatch: GT0202 out of range, else GT0201.
+    pub fn code(&self) -> Code {
+        if self.out_of_range {
+            Code::OutOfRange
+        } else {
+            Code::WrongType
+        }
+    }
+}
+
+impl From<String> for JsonMismatch {
+    fn from(message: String) -> JsonMismatch {
+        JsonMismatch {
+            message,
+            out_of_range: false,
+        }
+    }
+}
+
+impl From<CellError> for JsonMismatch {
+    fn from(e: CellError) -> JsonMismatch {
+        JsonMismatch {
+            out_of_range: e.code == Code::OutOfRange,
+            message: e.message,
+        }
+    }
+}
+
+impl std::fmt::Display for JsonMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A JSON value (a JSON literal, a `default`) as a value of `ty`; errors say why it does not fit.
+pub fn json_to_value(
+    j: &serde_json::Value,
+    ty: &Type,
+    project: &Project,
+) -> Result<Value, JsonMismatch> {
     use serde_json::Value as J;
     match (ty, j) {
         // A JSON null in a field of any JSON value is that value, not an absent one.
@@ -993,36 +1048,47 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             } else {
                 let f = n.as_f64().unwrap_or(f64::NAN);
                 if f.fract() != 0.0 || !f.is_finite() {
-                    return Err(format!("{n} is not an integer"));
+                    return Err(format!("{n} is not an integer").into());
                 }
                 if f.abs() >= 1e38 {
                     let (lo, hi) = w.range();
-                    return Err(format!(
-                        "{n} is a whole number far too large for {} ({lo}..={hi})",
-                        w.rust_name()
-                    ));
+                    return Err(JsonMismatch {
+                        message: format!(
+                            "{n} is a whole number far too large for {} ({lo}..={hi})",
+                            w.rust_name()
+                        ),
+                        out_of_range: true,
+                    });
                 }
                 f as i128
             };
-            int_in_range(v, *w).map_err(|e| e.message)
+            Ok(int_in_range(v, *w)?)
         }
         (Type::Float, J::Number(n)) => {
             let f = n.as_f64().ok_or_else(|| format!("{n} is not a number"))?;
             // A whole number the parser kept as an integer (`9007199254740993`) must be the double's.
-            json::exact_integer(n)?;
+            json::exact_integer(n).map_err(|message| JsonMismatch {
+                message,
+                out_of_range: true,
+            })?;
             Ok(Value::Float(if f == 0.0 { 0.0 } else { f }))
         }
         (Type::String, J::String(s)) => {
             Ok(Value::Str(crate::read::raw::normalize_text(s).into_owned()))
         }
-        (Type::Enum(_), J::String(s)) => parse_scalar(s, ty, project).map_err(|e| e.message),
+        (Type::Enum(_), J::String(s)) => Ok(parse_scalar(s, ty, project)?),
         (Type::Array(inner), J::Array(items)) => items
             .iter()
             .map(|x| json_to_value(x, inner, project))
             .collect::<Result<_, _>>()
             .map(Value::Array),
         (Type::Record(name), j) => json_record(name, &project.records[name], j, project),
-        (Type::Json, j) => json::check_value(j).map(|()| Value::json(j.clone())),
+        (Type::Json, j) => json::check_value(j)
+            .map(|()| Value::json(j.clone()))
+            .map_err(|message| JsonMismatch {
+                message,
+                out_of_range: true,
+            }),
         (Type::Choice(name), j) => {
             let def = &project.choices[name];
             let member = def.members.iter().find(|m| {
@@ -1035,7 +1101,7 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             });
             match member {
                 Some(m) => json_to_value(j, m, project),
-                None => Err(format!("expected {}, found {j}", ty.words())),
+                None => Err(format!("expected {}, found {j}", ty.words()).into()),
             }
         }
         (Type::Union(name), J::Object(m)) => {
@@ -1044,7 +1110,8 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
                 return Err(format!(
                     "a {name} needs the member {:?} naming its kind",
                     u.discriminator
-                ));
+                )
+                .into());
             };
             let v = u
                 .variant(tag)
@@ -1063,13 +1130,13 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             for (key, val) in m {
                 let key = match &**k {
                     Type::Int(w) => {
-                        parse_int(key, *w).map_err(|e| format!("map key: {}", e.message))?
+                        parse_int(key, *w).map_err(|e| JsonMismatch::from(e).within("map key"))?
                     }
                     _ => Value::Str(key.clone()),
                 };
                 entries.push((key, json_to_value(val, v, project)?));
             }
-            finish_map(entries)
+            Ok(finish_map(entries)?)
         }
         (Type::Flags(e), J::Array(items)) => {
             let parts: Vec<String> = items
@@ -1080,17 +1147,18 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
                         .ok_or_else(|| format!("expected a {e} name, found {x}"))
                 })
                 .collect::<Result<_, _>>()?;
-            parse_flags(&parts, e, project).map_err(|e| e.message)
+            Ok(parse_flags(&parts, e, project)?)
         }
         (Type::DateTime(_) | Type::Duration | Type::Date | Type::Time(_), J::String(s)) => {
-            parse_scalar(s, ty, project).map_err(|e| e.message)
+            Ok(parse_scalar(s, ty, project)?)
         }
         (Type::Duration, J::Number(n)) => n
             .as_i64()
             .ok_or_else(|| format!("{n} is not a whole number of milliseconds"))
             .and_then(|ms| crate::ir::time::check_duration(ms as i128))
-            .map(Value::Duration),
-        (t, j) => Err(format!("expected {}, found {j}", t.words())),
+            .map(Value::Duration)
+            .map_err(JsonMismatch::from),
+        (t, j) => Err(format!("expected {}, found {j}", t.words()).into()),
     }
 }
 
@@ -1100,7 +1168,7 @@ fn json_record(
     rec: &RecordDef,
     j: &serde_json::Value,
     project: &Project,
-) -> Result<Value, String> {
+) -> Result<Value, JsonMismatch> {
     use serde_json::Value as J;
     match (rec.form, j) {
         (RecordForm::Closed, J::Object(m)) => {
@@ -1115,15 +1183,15 @@ fn json_record(
                 .iter()
                 .map(|f| match m.get(&f.name) {
                     Some(v) => json_to_value(v, &f.ty, project)
-                        .map_err(|e| format!("member {:?}: {e}", f.name)),
-                    None => missing_field(name, f, project),
+                        .map_err(|e| e.within(format_args!("member {:?}", f.name))),
+                    None => Ok(missing_field(name, f, project)?),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let mut extras = vec![];
             for (k, v) in m {
                 if !declared.iter().any(|f| f.name == *k) {
-                    let x =
-                        json_to_value(v, vt, project).map_err(|e| format!("member {k:?}: {e}"))?;
+                    let x = json_to_value(v, vt, project)
+                        .map_err(|e| e.within(format_args!("member {k:?}")))?;
                     extras.push((Value::Str(k.clone()), x));
                 }
             }
@@ -1136,7 +1204,8 @@ fn json_record(
                 return Err(format!(
                     "{name} has at most {prefix} elements, found {}",
                     items.len()
-                ));
+                )
+                .into());
             }
             let mut vals = vec![];
             for (i, f) in rec.fields[..prefix].iter().enumerate() {
@@ -1144,11 +1213,12 @@ fn json_record(
                     Some(J::Null) if i >= min && *f.ty.strip_optional() != Type::Json => {
                         return Err(format!(
                             "element {i} of {name} is null; it may be left out, not null"
-                        ))
+                        )
+                        .into())
                     }
                     Some(x) => vals.push(
                         json_to_value(x, &f.ty, project)
-                            .map_err(|e| format!("element {i}: {e}"))?,
+                            .map_err(|e| e.within(format_args!("element {i}")))?,
                     ),
                     None => vals.push(missing_field(name, f, project)?),
                 }
@@ -1162,7 +1232,8 @@ fn json_record(
                     .enumerate()
                     .skip(prefix)
                     .map(|(i, x)| {
-                        json_to_value(x, it, project).map_err(|e| format!("element {i}: {e}"))
+                        json_to_value(x, it, project)
+                            .map_err(|e| e.within(format_args!("element {i}")))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 vals.push(Value::Array(more));
@@ -1171,9 +1242,9 @@ fn json_record(
             Ok(Value::Record(vals))
         }
         (RecordForm::Tuple { .. }, j) => {
-            Err(format!("expected a {name} (a JSON array), found {j}"))
+            Err(format!("expected a {name} (a JSON array), found {j}").into())
         }
-        (_, j) => Err(format!("expected a {name} (a JSON object), found {j}")),
+        (_, j) => Err(format!("expected a {name} (a JSON object), found {j}").into()),
     }
 }
 
@@ -1249,18 +1320,18 @@ fn json_fields(
     m: &serde_json::Map<String, serde_json::Value>,
     skip: Option<&str>,
     project: &Project,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, JsonMismatch> {
     if let Some(k) = m
         .keys()
         .find(|k| Some(k.as_str()) != skip && !fields.iter().any(|f| &f.name == *k))
     {
-        return Err(format!("{name} has no field {k:?}"));
+        return Err(format!("{name} has no field {k:?}").into());
     }
     fields
         .iter()
         .map(|f| match m.get(&f.name) {
             Some(v) => json_to_value(v, &f.ty, project),
-            None => missing_field(name, f, project),
+            None => Ok(missing_field(name, f, project)?),
         })
         .collect()
 }

@@ -349,7 +349,7 @@ impl Reader<'_> {
                         (Some(d), _) => {
                             t.at += 1;
                             return super::json_to_value(d, &f.ty, self.project)
-                                .map_err(|m| CellError::new(Code::BadDefault, m));
+                                .map_err(|m| CellError::new(Code::BadDefault, m.message));
                         }
                         (None, Type::Optional(_)) => {
                             t.at += 1;
