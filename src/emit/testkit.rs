@@ -460,7 +460,8 @@ fn fk(mut f: Field, table: &str, field: Option<&str>) -> Field {
 /// a record inside an array (`Effect.source`), a field of a union kind reached through unions, arrays of
 /// nullable unions and map values (`Act` kind `class` `by`), nested arrays (`Extras.Owners`), an optional
 /// array (`Extras.Spares`), the primary key named explicitly by an `i64` (`Extras.Lead`), an array of optional
-/// keys (`Extras.Mates`), an optional array of arrays (`Extras.Squads`) and map values (`Extras.Ranks`).
+/// keys (`Extras.Mates`), an optional array of arrays (`Extras.Squads`), map values (`Extras.Ranks`) and an
+/// optional map (`Extras.Guards`).
 fn add_references(p: &mut Project) {
     fn by_kind(v: &mut Value) {
         match v {
@@ -572,6 +573,11 @@ fn add_references(p: &mut Project) {
             map(Type::String, u16_()),
             "References as map values.",
         ),
+        (
+            "Guards",
+            opt(map(Type::String, u16_())),
+            "An optional map of references.",
+        ),
     ] {
         extras
             .fields
@@ -586,8 +592,14 @@ fn add_references(p: &mut Project) {
                 (Value::Str("a".into()), Value::Int(1)),
                 (Value::Str("b".into()), Value::Int(65535)),
             ]),
+            Value::Map(vec![(Value::Str("g".into()), Value::Int(2))]),
         ],
-        [Value::Array(vec![]), Value::Null, Value::Map(vec![])],
+        [
+            Value::Array(vec![]),
+            Value::Null,
+            Value::Map(vec![]),
+            Value::Null,
+        ],
     ];
     for ((((row, o), sp), lead), more) in extras
         .rows

@@ -1338,8 +1338,8 @@ impl Gen<'_> {
             )
         };
         match ty {
-            // An optional array: its rows, or null when the field is absent.
-            Type::Optional(t) if matches!(strip(t), Type::Array(_)) => {
+            // An optional array or map: its rows, or null when the field is absent.
+            Type::Optional(t) if matches!(strip(t), Type::Array(_) | Type::Map(..)) => {
                 let t = strip(t);
                 let mut inner = vec![];
                 let list = self.link_ref(r, t, src, path, depth + 1, &mut inner)?;
@@ -2447,6 +2447,7 @@ namespace Sample.Config.Test
                 refs.Append('|').Append(squads.Count).Append(squads[1][1].Id).Append(t.Extras.All[1].SquadsRefs == null);
                 var ranks = t.Extras.All[0].RanksRefs;
                 refs.Append('|').Append(ranks.Count).Append(ranks["a"].Id).Append(ranks["b"].Id).Append(t.Extras.All[1].RanksRefs.Count);
+                refs.Append('|').Append(t.Extras.All[0].GuardsRefs["g"].Id).Append(t.Extras.All[1].GuardsRefs == null);
                 // Hot reload: a second load shares nothing with the first, whose rows stay as they were.
                 Tables t2 = Tables.Load(args[1]);
                 refs.Append('|').Append(object.ReferenceEquals(t2.PieceType.Get(1), pawn)).Append(object.ReferenceEquals(t2.PieceType.Get(1).NextRef, t2.PieceType.Get(2)));
@@ -2520,7 +2521,7 @@ namespace Sample.Config.Test
         );
         assert_eq!(
             std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
-            "True|True|Pawn|1|65535|2|2265535|0|222|221True|31True65535|22True|21655350|FalseTrueTrue6Const.json"
+            "True|True|Pawn|1|65535|2|2265535|0|222|221True|31True65535|22True|21655350|2True|FalseTrueTrue6Const.json"
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.

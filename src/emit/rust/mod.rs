@@ -2183,7 +2183,8 @@ mod tests {
              let squads: Vec<Vec<Vec<u16>>> = t::extras::Extras::all().iter().map(|e| e.squads_rows().map(|i| i.map(|r| r.id.0).collect()).collect()).collect();\n    \
              let ranks: Vec<Vec<(&str, u16)>> = t::extras::Extras::all().iter().map(|e| e.ranks_rows().map(|(k, r)| (k, r.id.0)).collect()).collect();\n    \
              let by: Vec<Option<Option<u16>>> = t::extras::Extras::all().iter().map(|e| e.act.class_by_row().map(|r| r.map(|r| r.id.0))).collect();\n    \
-             eprintln!(\"{next:?} {owners:?} {spares:?} {lead:?} {mates:?} {squads:?} {ranks:?} {by:?}\");\n}\n",
+             let guards: Vec<Option<Vec<(&str, u16)>>> = t::extras::Extras::all().iter().map(|e| e.guards_rows().map(|i| i.map(|(k, r)| (k, r.id.0)).collect())).collect();\n    \
+             eprintln!(\"{next:?} {owners:?} {spares:?} {lead:?} {mates:?} {squads:?} {ranks:?} {by:?} {guards:?}\");\n}\n",
         )
         .unwrap();
         let out = std::process::Command::new(cargo)
@@ -2201,7 +2202,7 @@ mod tests {
             err.trim_end(),
             "[Some(2), None, Some(1)] [[[1, 2], [65535]], []] [[2, 1], []] [65535, 1] \
              [[Some(1), None, Some(65535)], []] [[[2], [1, 2]], []] [[(\"a\", 1), (\"b\", 65535)], []] \
-             [Some(Some(2)), None]",
+             [Some(Some(2)), None] [Some([(\"g\", 2)]), None]",
             "{out}"
         );
         let got: Vec<(String, String)> = out

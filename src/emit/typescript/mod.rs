@@ -2390,6 +2390,8 @@ try {
     t.extras.all[1]?.squadsRefs === undefined,
     [...(t.extras.all[0]?.ranksRefs ?? new Map<string, { id: number }>()).entries()].map(([k, r]) => k + ":" + String(r.id)).join(","),
     t.extras.all[1]?.ranksRefs.size,
+    t.extras.all[0]?.guardsRefs?.get("g")?.id,
+    t.extras.all[1]?.guardsRefs === undefined,
     Object.isFrozen(pawn) && Object.isFrozen(pawn?.params) && Object.isFrozen(pawn?.pos) && Object.isFrozen(t) && Object.isFrozen(t.pieceType.all),
     mutated,
     JSON.stringify(t.move.get("Pawn", "Silver", 1)).includes("Ref"),
@@ -2495,7 +2497,7 @@ try {
         assert_eq!(report, "Pawn|true|true|true|true|0|3|12|true|second|true|false|0|64|PieceType has no row with key 9");
         assert_eq!(
             std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
-            "true|true|Pawn|1|65535|2|2|65535|0|2|2|2|2|2|1|true|1,-,65535|2,1+2|true|a:1,b:65535|0|true|TypeError|false|false|false|true|true|6|Const.json|2|2"
+            "true|true|Pawn|1|65535|2|2|65535|0|2|2|2|2|2|1|true|1,-,65535|2,1+2|true|a:1,b:65535|0|2|true|true|TypeError|false|false|false|true|true|6|Const.json|2|2"
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.
