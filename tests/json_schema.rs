@@ -194,6 +194,38 @@ fn a_json_literal_out_of_its_types_range_is_gt0202_like_a_plain_cell() {
 }
 
 #[test]
+fn a_polymorphic_record_holds_64_bit_integers_beyond_2_pow_53() {
+    // Validation saw a union's fields in their canonical form, where such integers are strings, so `oneOf`
+    // refused a u64 of 2^53 + 1 that a plain field takes.
+    let c = Case::new(
+        r#""A": {"oneOf": [{"type": "object", "properties": {"kind": {"const": "K"}, "v": {"type": "integer", "format": "uint64", "minimum": 1}, "w": {"type": "integer", "format": "int64"}}, "required": ["kind", "v"]}], "x-gentable-discriminator": "kind"}"#,
+        r#", "A""#,
+        "Id,A\n1,\"{\"\"kind\"\":\"\"K\"\",\"\"v\"\":9007199254740993,\"\"w\"\":-9223372036854775808}\"\n",
+    );
+    let v = c.ok();
+    let Value::Union(u) = value(&v, 0, "A") else {
+        panic!("A is a union value")
+    };
+    assert_eq!(u.tag, "K");
+    assert_eq!(
+        u.values,
+        [
+            Value::Int(9_007_199_254_740_993),
+            Value::Int(i64::MIN as i128)
+        ]
+    );
+    // A value breaking a keyword inside the kind is still refused.
+    let c = Case::new(
+        r#""A": {"oneOf": [{"type": "object", "properties": {"kind": {"const": "K"}, "v": {"type": "integer", "format": "uint64", "minimum": 1}}, "required": ["kind", "v"]}], "x-gentable-discriminator": "kind"}"#,
+        r#", "A""#,
+        "Id,A\n1,\"{\"\"kind\"\":\"\"K\"\",\"\"v\"\":0}\"\n",
+    );
+    let errors = c.errors();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].code, Code::SchemaKeyword, "{errors:#?}");
+}
+
+#[test]
 fn percent_escaped_pointers_anchors_and_recursive_documents_resolve() {
     let c = Case::new(
         r##""P": {"$ref": "#/$defs/percent%25field"}, "A": {"$ref": "#named"}, "Tree": {"$ref": "tree.schema.json"}"##,

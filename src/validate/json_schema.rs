@@ -73,6 +73,22 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
                 })
                 .collect(),
         ),
+        // A polymorphic record: its discriminator and its kind's fields, each typed as above (the canonical form
+        // below writes integers beyond ±(2^53 − 1) as strings, which `"type": "integer"` refuses).
+        (Type::Union(name), Value::Union(uv)) => {
+            let u = &project.unions[name];
+            let Some(var) = u.variant(&uv.tag) else {
+                return crate::ir::canonical::schema_json(project, ty, v);
+            };
+            let mut m = serde_json::Map::new();
+            m.insert(u.discriminator.clone(), J::String(uv.tag.clone()));
+            for (f, x) in var.fields.iter().zip(&uv.values) {
+                if *x != Value::Null {
+                    m.insert(f.name.clone(), value_to_json(project, &f.ty, x));
+                }
+            }
+            J::Object(m)
+        }
         (_, Value::Json(j)) => (**j).clone(),
         _ => crate::ir::canonical::schema_json(project, ty, v),
     }
