@@ -413,7 +413,7 @@ fn decode_tables(d: &mut Dec) -> Option<Vec<RawTable>> {
             for _ in 0..nc {
                 cells.push(match d.u8()? {
                     0 => RawCell::Empty,
-                    1 => RawCell::Text(d.str()?),
+                    1 => RawCell::Text(d.str()?.into()),
                     2 => RawCell::Int(d.u64()? as i64),
                     3 => RawCell::Float(f64::from_bits(d.u64()?)),
                     4 => RawCell::Bool(false),

@@ -345,7 +345,7 @@ fn record_row(
             continue;
         }
         let text = match enc.decode_without_bom_handling_and_without_replacement(field) {
-            Some(s) => s.into_owned(),
+            Some(s) => s,
             None => {
                 let shown = escape_invalid(field, enc);
                 diags.push(
@@ -488,7 +488,7 @@ mod tests {
         );
         assert_eq!(
             t.rows[n].cells[1],
-            RawCell::Text(format!("「文本」{}", n - 1))
+            RawCell::Text(format!("「文本」{}", n - 1).into())
         );
         let bad: Vec<usize> = d
             .iter()

@@ -12,8 +12,9 @@ use std::borrow::Cow;
 #[derive(Clone, Debug, PartialEq)]
 pub enum RawCell {
     Empty,
-    /// Text (all CSV cells; string cells of workbooks), normalised by [`normalize_text`].
-    Text(String),
+    /// Text (all CSV cells; string cells of workbooks), normalised by [`normalize_text`]. Up to 24 bytes
+    /// (an id, a number, a short name: most cells) are held inline, without an allocation of their own.
+    Text(compact_str::CompactString),
     Int(i64),
     /// A workbook number as Excel displays it ([`excel_number`]: 15 significant digits).
     Float(f64),
@@ -70,25 +71,27 @@ pub struct Formatted {
 }
 
 impl RawCell {
-    /// A text cell: empty text is [`RawCell::Empty`]; other text is normalised ([`normalize_text`]).
-    pub fn text_cell(s: String) -> RawCell {
+    /// A text cell: empty text is [`RawCell::Empty`]; other text is normalised ([`normalize_text`]). A
+    /// borrowed `s` is copied only if it is longer than 24 bytes; an owned one keeps its buffer then.
+    pub fn text_cell(s: Cow<'_, str>) -> RawCell {
         if s.is_empty() {
             return RawCell::Empty;
         }
-        match normalize_text(&s) {
-            Cow::Borrowed(_) => RawCell::Text(s),
-            Cow::Owned(n) => RawCell::Text(n),
-        }
+        RawCell::Text(match normalize_text(&s) {
+            Cow::Owned(n) => n.into(),
+            Cow::Borrowed(_) => match s {
+                Cow::Borrowed(b) => compact_str::CompactString::new(b),
+                Cow::Owned(o) => o.into(),
+            },
+        })
     }
 
     /// The cell as text (what a designer sees), for headers, comments and diagnostics.
     pub fn text(&self) -> String {
         match self {
             RawCell::Empty => String::new(),
-            RawCell::Text(s)
-            | RawCell::Error(s)
-            | RawCell::DateTime(s)
-            | RawCell::Undecodable(s) => s.clone(),
+            RawCell::Text(s) => s.to_string(),
+            RawCell::Error(s) | RawCell::DateTime(s) | RawCell::Undecodable(s) => s.clone(),
             RawCell::Int(i) => i.to_string(),
             RawCell::Float(f) => number_text(*f),
             RawCell::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),
@@ -299,9 +302,9 @@ mod tests {
         assert_eq!(normalize_text(nfd).as_bytes(), "Am\u{e9}lie".as_bytes());
         assert!(matches!(normalize_text("plain"), Cow::Borrowed(_)));
         assert!(matches!(normalize_text("战机，。「」"), Cow::Borrowed(_)));
-        assert_eq!(RawCell::text_cell(String::new()), RawCell::Empty);
+        assert_eq!(RawCell::text_cell(Cow::Borrowed("")), RawCell::Empty);
         assert_eq!(
-            RawCell::text_cell("\u{a0}".into()),
+            RawCell::text_cell(Cow::Borrowed("\u{a0}")),
             RawCell::Text("\u{a0}".into())
         );
     }

@@ -421,7 +421,8 @@ impl Sheets<'_> {
             row: row as usize + 1,
         };
         let len = match &cell {
-            RawCell::Text(s) | RawCell::DateTime(s) | RawCell::Error(s) => s.len() as u64,
+            RawCell::Text(s) => s.len() as u64,
+            RawCell::DateTime(s) | RawCell::Error(s) => s.len() as u64,
             _ => 0,
         };
         if len > self.limits.cell_bytes {
@@ -495,7 +496,7 @@ fn raw_cell(d: Data, format: Option<&str>, date1904: bool) -> Option<RawCell> {
     Some(match d {
         Data::Empty => return None,
         Data::String(s) if s.is_empty() => return None,
-        Data::String(s) => RawCell::text_cell(s),
+        Data::String(s) => RawCell::text_cell(std::borrow::Cow::Owned(s)),
         Data::Int(i) => RawCell::Int(i),
         Data::Float(x) => {
             let v = excel_number(x);

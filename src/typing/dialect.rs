@@ -22,17 +22,17 @@ pub fn type_field_cell(
     } else if let (true, RawCell::Text(t)) = (layout.luban, raw) {
         // Luban's `""` (the empty string) and one-digit date parts (`1999-8-4`).
         match f.ty.strip_optional() {
-            Type::String => Ok(Value::Str(cell::stream::luban_string(t.clone()))),
+            Type::String => Ok(Value::Str(cell::stream::luban_string(t.to_string()))),
             Type::DateTime(_) => type_cell_with(
                 project,
                 &f.ty,
-                &RawCell::Text(cell::stream::luban_datetime(cell::trim(t))),
+                &RawCell::Text(cell::stream::luban_datetime(cell::trim(t)).into()),
                 sep,
             ),
             base @ (Type::Int(_) | Type::Flags(_)) => type_cell_with(
                 project,
                 &f.ty,
-                &RawCell::Text(cell::stream::luban_scalar(cell::trim(t), base)),
+                &RawCell::Text(cell::stream::luban_scalar(cell::trim(t), base).into()),
                 sep,
             ),
             _ => type_cell_with(project, &f.ty, raw, sep),

@@ -52,12 +52,12 @@ fn luban_brackets(
         let t = t.trim();
         if let Some((at, text)) = open.clone() {
             if t.is_empty() {
-                *c = RawCell::Text(text);
+                *c = RawCell::Text(text.into());
                 continue;
             }
             let name = base(&text);
             if t.strip_suffix(']').is_some_and(|n| base(n) == name) {
-                *c = RawCell::Text(text);
+                *c = RawCell::Text(text.into());
                 open = None;
                 continue;
             }
@@ -71,7 +71,7 @@ fn luban_brackets(
         }
         if let Some(text) = t.strip_prefix('[').map(str::trim).filter(|n| !n.is_empty()) {
             open = Some((ci, text.to_string()));
-            *c = RawCell::Text(text.to_string());
+            *c = RawCell::Text(text.into());
         }
     }
     match open {
