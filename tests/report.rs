@@ -347,6 +347,39 @@ fn diagnostics_link_to_their_cells_and_keys_link_to_rows() {
     }
 }
 
+/// The committed `generated/report/` (README: committed output) is what `gentable report` writes now; a change to
+/// the report's code that changes it must regenerate it: `gentable report`, or
+/// `GENTABLE_BLESS=1 cargo test --test report committed`.
+#[test]
+fn the_committed_report_is_up_to_date() {
+    let committed = Path::new(ROOT).join("generated/report");
+    if std::env::var_os("GENTABLE_BLESS").is_some() {
+        report(&Path::new(ROOT).join("gentable.toml"), &committed);
+        return;
+    }
+    let fresh = funnypitch();
+    let mut on_disk = BTreeMap::new();
+    for rel in fresh.keys().cloned().chain(
+        std::fs::read_dir(committed.join("tables"))
+            .unwrap()
+            .flatten()
+            .map(|e| format!("tables/{}", e.file_name().to_string_lossy())),
+    ) {
+        on_disk.insert(
+            rel.clone(),
+            std::fs::read_to_string(committed.join(&rel)).unwrap_or_default(),
+        );
+    }
+    let stale: Vec<&String> = on_disk
+        .keys()
+        .filter(|rel| fresh.get(*rel) != on_disk.get(*rel))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "generated/report/ differs from `gentable report` (run it, or GENTABLE_BLESS=1 cargo test --test report committed): {stale:?}"
+    );
+}
+
 #[test]
 fn the_report_is_deterministic_and_never_replaces_another_folder() {
     let tmp = tempfile::tempdir().unwrap();
