@@ -347,36 +347,56 @@ fn diagnostics_link_to_their_cells_and_keys_link_to_rows() {
     }
 }
 
-/// The committed `generated/report/` (README: committed output) is what `gentable report` writes now; a change to
-/// the report's code that changes it must regenerate it: `gentable report`, or
-/// `GENTABLE_BLESS=1 cargo test --test report committed`.
+/// The committed reports (`generated/report/`, README: committed output; and those of the examples that commit
+/// one) are what `gentable report` writes now; a change to the report's code that changes them must regenerate
+/// them: `gentable report [-c examples/<game>/gentable.toml]`, or `GENTABLE_BLESS=1 cargo test --test report
+/// committed`.
 #[test]
-fn the_committed_report_is_up_to_date() {
-    let committed = Path::new(ROOT).join("generated/report");
-    if std::env::var_os("GENTABLE_BLESS").is_some() {
-        report(&Path::new(ROOT).join("gentable.toml"), &committed);
-        return;
-    }
-    let fresh = funnypitch();
-    let mut on_disk = BTreeMap::new();
-    for rel in fresh.keys().cloned().chain(
-        std::fs::read_dir(committed.join("tables"))
-            .unwrap()
-            .flatten()
-            .map(|e| format!("tables/{}", e.file_name().to_string_lossy())),
-    ) {
-        on_disk.insert(
-            rel.clone(),
-            std::fs::read_to_string(committed.join(&rel)).unwrap_or_default(),
+fn the_committed_reports_are_up_to_date() {
+    let bless = std::env::var_os("GENTABLE_BLESS").is_some();
+    let mut stale = vec![];
+    for project in ["", "examples/eaveswar", "examples/warchest"] {
+        let dir = Path::new(ROOT).join(project);
+        let committed = dir.join("generated/report");
+        if bless {
+            report(&dir.join("gentable.toml"), &committed);
+            continue;
+        }
+        let fresh = if project.is_empty() {
+            funnypitch()
+        } else {
+            report(
+                &dir.join("gentable.toml"),
+                &target().join(format!(
+                    "report-test/committed-{}",
+                    project.replace('/', "-")
+                )),
+            )
+        };
+        let on_disk: BTreeMap<String, String> = fresh
+            .keys()
+            .cloned()
+            .chain(
+                std::fs::read_dir(committed.join("tables"))
+                    .unwrap()
+                    .flatten()
+                    .map(|e| format!("tables/{}", e.file_name().to_string_lossy())),
+            )
+            .map(|rel| {
+                let text = std::fs::read_to_string(committed.join(&rel)).unwrap_or_default();
+                (rel, text)
+            })
+            .collect();
+        stale.extend(
+            on_disk
+                .keys()
+                .filter(|rel| fresh.get(*rel) != on_disk.get(*rel))
+                .map(|rel| format!("{}/{rel}", committed.display())),
         );
     }
-    let stale: Vec<&String> = on_disk
-        .keys()
-        .filter(|rel| fresh.get(*rel) != on_disk.get(*rel))
-        .collect();
     assert!(
         stale.is_empty(),
-        "generated/report/ differs from `gentable report` (run it, or GENTABLE_BLESS=1 cargo test --test report committed): {stale:?}"
+        "committed reports differ from `gentable report` (run it, or GENTABLE_BLESS=1 cargo test --test report committed): {stale:?}"
     );
 }
 
