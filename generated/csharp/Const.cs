@@ -6,7 +6,7 @@ namespace FunnyPitch.GameConfig
     ///
     /// Game constants of FunnyPitch (singleton: one row, one column per constant).
     /// </summary>
-    public sealed partial class Const
+    public sealed partial class Const : IGentableLinked
     {
         /// <summary>
         /// Number of columns (x = 0..BoardWidth-1).
@@ -167,6 +167,8 @@ namespace FunnyPitch.GameConfig
                 this.SpyAllDeadKeyRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace FunnyPitch.GameConfig
     ///
     /// Initial layout (the seed's layout diagram): one row per starting piece, plus the two fortress cells.
     /// </summary>
-    public sealed partial class InitPosition
+    public sealed partial class InitPosition : IGentableLinked
     {
         /// <summary>
         /// Row id (red pieces 1-18, blue pieces 19-36, fortress cells 37-38).
@@ -71,6 +71,8 @@ namespace FunnyPitch.GameConfig
                 this.PieceRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="InitPosition"/>.</summary>
@@ -121,12 +123,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<InitPosition>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<InitPosition>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("InitPosition" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (InitPosition)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("InitPosition" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with this X, Y (a unique key), if there is one.</summary>
@@ -150,7 +148,7 @@ namespace FunnyPitch.GameConfig
         public InitPosition Get(byte id) { return this.Get(new InitPositionId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out InitPosition row) { return this.TryGet(new InitPositionId(id), out row); }
+        public bool TryGet(byte id, out InitPosition row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (InitPosition)found; return has; }
     }
 
     internal static partial class GentableCodec

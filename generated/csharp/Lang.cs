@@ -83,12 +83,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<Lang>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Lang>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Lang" + ": duplicate primary key " + row.Key_);
-                this.byKey.Add(row.Key, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Lang)gentableRow; return row.Key; });
+            if (duplicate >= 0) throw new GentableDataException("Lang" + ": duplicate primary key " + list[duplicate].Key_);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -106,7 +102,7 @@ namespace FunnyPitch.GameConfig
         public Lang Get(string key) { return this.Get(new LangId(key)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string key, out Lang row) { return this.TryGet(new LangId(key), out row); }
+        public bool TryGet(string key, out Lang row) { object found; bool has = this.byKey.TryGetValue(key, out found); row = (Lang)found; return has; }
     }
 
     internal static partial class GentableCodec

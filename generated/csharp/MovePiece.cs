@@ -6,7 +6,7 @@ namespace FunnyPitch.GameConfig
     ///
     /// Which move rules each piece type has (one row per piece type).
     /// </summary>
-    public sealed partial class MovePiece
+    public sealed partial class MovePiece : IGentableLinked
     {
         /// <summary>
         /// Piece type.
@@ -62,6 +62,8 @@ namespace FunnyPitch.GameConfig
                 this.RulesRefs = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="MovePiece"/>.</summary>
@@ -112,12 +114,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<MovePiece>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<MovePiece>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Piece)) throw new GentableDataException("MovePiece" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Piece, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (MovePiece)gentableRow; return row.Piece; });
+            if (duplicate >= 0) throw new GentableDataException("MovePiece" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -135,7 +133,7 @@ namespace FunnyPitch.GameConfig
         public MovePiece Get(string piece) { return this.Get(new MovePieceId(piece)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string piece, out MovePiece row) { return this.TryGet(new MovePieceId(piece), out row); }
+        public bool TryGet(string piece, out MovePiece row) { object found; bool has = this.byKey.TryGetValue(piece, out found); row = (MovePiece)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace FunnyPitch.GameConfig
     ///
     /// One movement rule: a direction, a reach, what it may do, where it may be used, and how it travels.
     /// </summary>
-    public sealed partial class MoveRule
+    public sealed partial class MoveRule : IGentableLinked
     {
         /// <summary>
         /// Rule id, &lt;Kind&gt;_&lt;Direction&gt;, e.g. Step_Forward, HomeStep_Left, Vault_BackwardRight.
@@ -66,6 +66,8 @@ namespace FunnyPitch.GameConfig
                 this.DirectionRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="MoveRule"/>.</summary>
@@ -116,12 +118,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<MoveRule>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<MoveRule>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("MoveRule" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (MoveRule)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("MoveRule" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -139,7 +137,7 @@ namespace FunnyPitch.GameConfig
         public MoveRule Get(string id) { return this.Get(new MoveRuleId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out MoveRule row) { return this.TryGet(new MoveRuleId(id), out row); }
+        public bool TryGet(string id, out MoveRule row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (MoveRule)found; return has; }
     }
 
     internal static partial class GentableCodec

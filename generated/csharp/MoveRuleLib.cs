@@ -77,12 +77,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<MoveRuleLib>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<MoveRuleLib>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("MoveRuleLib" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (MoveRuleLib)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("MoveRuleLib" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -100,7 +96,7 @@ namespace FunnyPitch.GameConfig
         public MoveRuleLib Get(string id) { return this.Get(new MoveRuleLibId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out MoveRuleLib row) { return this.TryGet(new MoveRuleLibId(id), out row); }
+        public bool TryGet(string id, out MoveRuleLib row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (MoveRuleLib)found; return has; }
     }
 
     internal static partial class GentableCodec

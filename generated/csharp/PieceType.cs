@@ -6,7 +6,7 @@ namespace FunnyPitch.GameConfig
     ///
     /// Every piece type of FunnyPitch (T0 Soldier to T4 Lord), keyed by its English name.
     /// </summary>
-    public sealed partial class PieceType
+    public sealed partial class PieceType : IGentableLinked
     {
         /// <summary>
         /// Piece id: the English name, e.g. Soldier, IronGuard.
@@ -78,6 +78,8 @@ namespace FunnyPitch.GameConfig
                 this.NameKeyRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="PieceType"/>.</summary>
@@ -129,12 +131,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<PieceType>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<PieceType>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("PieceType" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (PieceType)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("PieceType" + ": duplicate primary key " + list[duplicate].Key);
             this.byNameKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byNameKey.ContainsKey(row.NameKey)) throw new GentableDataException("PieceType" + ": duplicate unique key NameKey " + row.NameKey); this.byNameKey.Add(row.NameKey, row); }
         }
@@ -160,7 +158,7 @@ namespace FunnyPitch.GameConfig
         public PieceType Get(string id) { return this.Get(new PieceTypeId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out PieceType row) { return this.TryGet(new PieceTypeId(id), out row); }
+        public bool TryGet(string id, out PieceType row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (PieceType)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace FunnyPitch.GameConfig
     ///
     /// Special rules with their parameters (face-off kill, vault, screen capture, fortress, spy reveal).
     /// </summary>
-    public sealed partial class SpecialMove
+    public sealed partial class SpecialMove : IGentableLinked
     {
         /// <summary>
         /// Special rule id.
@@ -179,6 +179,8 @@ namespace FunnyPitch.GameConfig
                 this.DescKeyRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="SpecialMove"/>.</summary>
@@ -229,12 +231,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<SpecialMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<SpecialMove>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("SpecialMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (SpecialMove)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("SpecialMove" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -252,7 +250,7 @@ namespace FunnyPitch.GameConfig
         public SpecialMove Get(string id) { return this.Get(new SpecialMoveId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out SpecialMove row) { return this.TryGet(new SpecialMoveId(id), out row); }
+        public bool TryGet(string id, out SpecialMove row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (SpecialMove)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -84,12 +84,12 @@ namespace FunnyPitch.GameConfig
             this.SpecialMove = t7;
             this.Upgrade = t8;
             try { this.Const.GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Const.json", "Const", 0); }
-            for (int i = 0; i < this.InitPosition.All.Count; i++) { try { this.InitPosition.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("InitPosition.json", "InitPosition", i); } }
-            for (int i = 0; i < this.MovePiece.All.Count; i++) { try { this.MovePiece.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("MovePiece.json", "MovePiece", i); } }
-            for (int i = 0; i < this.MoveRule.All.Count; i++) { try { this.MoveRule.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("MoveRule.json", "MoveRule", i); } }
-            for (int i = 0; i < this.PieceType.All.Count; i++) { try { this.PieceType.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("PieceType.json", "PieceType", i); } }
-            for (int i = 0; i < this.SpecialMove.All.Count; i++) { try { this.SpecialMove.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("SpecialMove.json", "SpecialMove", i); } }
-            for (int i = 0; i < this.Upgrade.All.Count; i++) { try { this.Upgrade.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Upgrade.json", "Upgrade", i); } }
+            GentableRead.LinkRows(this.InitPosition.All, this, "InitPosition.json", "InitPosition");
+            GentableRead.LinkRows(this.MovePiece.All, this, "MovePiece.json", "MovePiece");
+            GentableRead.LinkRows(this.MoveRule.All, this, "MoveRule.json", "MoveRule");
+            GentableRead.LinkRows(this.PieceType.All, this, "PieceType.json", "PieceType");
+            GentableRead.LinkRows(this.SpecialMove.All, this, "SpecialMove.json", "SpecialMove");
+            GentableRead.LinkRows(this.Upgrade.All, this, "Upgrade.json", "Upgrade");
         }
 
         /// <summary>

@@ -6,7 +6,7 @@ namespace FunnyPitch.GameConfig
     ///
     /// Promotion recipes: what a piece becomes when it reaches the last row or captures a piece of a given class.
     /// </summary>
-    public sealed partial class Upgrade
+    public sealed partial class Upgrade : IGentableLinked
     {
         /// <summary>
         /// Recipe id, &lt;From&gt;_&lt;Trigger or captured class&gt;.
@@ -70,6 +70,8 @@ namespace FunnyPitch.GameConfig
                 this.ToRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="Upgrade"/>.</summary>
@@ -120,12 +122,8 @@ namespace FunnyPitch.GameConfig
             var list = new global::System.Collections.Generic.List<Upgrade>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Upgrade>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Upgrade" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Upgrade)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Upgrade" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -143,7 +141,7 @@ namespace FunnyPitch.GameConfig
         public Upgrade Get(string id) { return this.Get(new UpgradeId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Upgrade row) { return this.TryGet(new UpgradeId(id), out row); }
+        public bool TryGet(string id, out Upgrade row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Upgrade)found; return has; }
     }
 
     internal static partial class GentableCodec

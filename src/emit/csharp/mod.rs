@@ -591,6 +591,12 @@ struct KeyVm {
     dict_of_row: String,
     /// `key.Value`: the dictionary key of the key struct `key`.
     dict_of_key: String,
+    /// `id`: the dictionary key of the parts given as parameters (`TryGet(parts…, out row)`), for a key indexed
+    /// by its value; empty for a key struct.
+    dict_of_args: String,
+    /// Locals of that `TryGet`, named apart from its parameters.
+    found: String,
+    has: String,
     /// The `out` parameter name of `TryGet(parts…, out row)`.
     out_row: String,
     /// `a.Equals(b)` body.
@@ -1780,24 +1786,44 @@ impl Gen<'_> {
             };
             // A one-part key indexes by its value; floats keep the struct (its `==` is the key's equality, where
             // double.Equals and GetHashCode tell 0.0 from -0.0 on some runtimes).
-            let (dict_key, dict_of_row, dict_of_key) = match &t.fields[t.primary_key[0]].ty {
-                Type::Float => (name.clone(), format!("row.{property}"), "key".to_string()),
-                _ if !single => (name.clone(), format!("row.{property}"), "key".to_string()),
-                Type::Enum(_) => (
-                    "int".to_string(),
-                    format!("(int)row.{}", key_fields[0].ident),
-                    "(int)key.Value".to_string(),
-                ),
-                _ => (
-                    key_fields[0].ty.clone(),
-                    format!("row.{}", key_fields[0].ident),
-                    "key.Value".to_string(),
-                ),
-            };
+            let (dict_key, dict_of_row, dict_of_key, dict_of_args) =
+                match &t.fields[t.primary_key[0]].ty {
+                    Type::Float => (
+                        name.clone(),
+                        format!("row.{property}"),
+                        "key".to_string(),
+                        String::new(),
+                    ),
+                    _ if !single => (
+                        name.clone(),
+                        format!("row.{property}"),
+                        "key".to_string(),
+                        String::new(),
+                    ),
+                    Type::Enum(_) => (
+                        "int".to_string(),
+                        format!("(int)row.{}", key_fields[0].ident),
+                        "(int)key.Value".to_string(),
+                        format!("(int){}", key_fields[0].param),
+                    ),
+                    _ => (
+                        key_fields[0].ty.clone(),
+                        format!("row.{}", key_fields[0].ident),
+                        "key.Value".to_string(),
+                        key_fields[0].param.clone(),
+                    ),
+                };
+            let out_row = naming::avoid("row".into(), &params);
+            let locals: Vec<&str> = params.iter().copied().chain([out_row.as_str()]).collect();
+            let found = naming::avoid("found".into(), &locals);
+            let has = naming::avoid("has".into(), &locals);
             Some(KeyVm {
                 dict_key,
                 dict_of_row,
                 dict_of_key,
+                dict_of_args,
+                found,
+                has,
                 property,
                 single,
                 params: key_fields
@@ -1811,7 +1837,7 @@ impl Gen<'_> {
                     .map(|f| format!("this.{}", f.ident))
                     .collect::<Vec<_>>()
                     .join(", "),
-                out_row: naming::avoid("row".into(), &params),
+                out_row,
                 equals: eq.join(" && "),
                 hash,
                 format: quoted(&format!("{name}({})", fmt.join(", "))),
@@ -2003,7 +2029,7 @@ impl Gen<'_> {
                 let (file, name) = (quoted(&data_file(t, self.binary)), quoted(&t.name));
                 links.push(match t.mode {
                     TableMode::One => format!("try {{ this.{property}.GentableLink(this); }} catch (GentableLinkFault f) {{ throw f.Row({file}, {name}, 0); }}"),
-                    TableMode::Map | TableMode::List => format!("for (int i = 0; i < this.{property}.All.Count; i++) {{ try {{ this.{property}.All[i].GentableLink(this); }} catch (GentableLinkFault f) {{ throw f.Row({file}, {name}, i); }} }}"),
+                    TableMode::Map | TableMode::List => format!("GentableRead.LinkRows(this.{property}.All, this, {file}, {name});"),
                 });
             }
             let row = &self.names.rows[&t.name];

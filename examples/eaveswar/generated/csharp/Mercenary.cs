@@ -90,12 +90,8 @@ namespace EavesWar.GameConfig
             var list = new global::System.Collections.Generic.List<Mercenary>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Mercenary>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Mercenary" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Mercenary)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Mercenary" + ": duplicate primary key " + list[duplicate].Key);
             this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Mercenary" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
@@ -121,7 +117,7 @@ namespace EavesWar.GameConfig
         public Mercenary Get(string id) { return this.Get(new MercenaryId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Mercenary row) { return this.TryGet(new MercenaryId(id), out row); }
+        public bool TryGet(string id, out Mercenary row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Mercenary)found; return has; }
     }
 
     internal static partial class GentableCodec

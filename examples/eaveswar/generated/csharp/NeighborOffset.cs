@@ -91,12 +91,8 @@ namespace EavesWar.GameConfig
             var list = new global::System.Collections.Generic.List<NeighborOffset>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<NeighborOffset>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("NeighborOffset" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (NeighborOffset)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("NeighborOffset" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with this Parity, Direction (a unique key), if there is one.</summary>
@@ -120,7 +116,7 @@ namespace EavesWar.GameConfig
         public NeighborOffset Get(string id) { return this.Get(new NeighborOffsetId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out NeighborOffset row) { return this.TryGet(new NeighborOffsetId(id), out row); }
+        public bool TryGet(string id, out NeighborOffset row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (NeighborOffset)found; return has; }
     }
 
     internal static partial class GentableCodec

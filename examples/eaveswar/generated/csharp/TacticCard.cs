@@ -108,12 +108,8 @@ namespace EavesWar.GameConfig
             var list = new global::System.Collections.Generic.List<TacticCard>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TacticCard>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TacticCard" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TacticCard)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TacticCard" + ": duplicate primary key " + list[duplicate].Key);
             this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("TacticCard" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
@@ -139,7 +135,7 @@ namespace EavesWar.GameConfig
         public TacticCard Get(string id) { return this.Get(new TacticCardId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out TacticCard row) { return this.TryGet(new TacticCardId(id), out row); }
+        public bool TryGet(string id, out TacticCard row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TacticCard)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -83,12 +83,8 @@ namespace EavesWar.GameConfig
             var list = new global::System.Collections.Generic.List<TrashMix>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TrashMix>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey((int)row.Content)) throw new GentableDataException("TrashMix" + ": duplicate primary key " + row.Key);
-                this.byKey.Add((int)row.Content, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TrashMix)gentableRow; return (int)row.Content; });
+            if (duplicate >= 0) throw new GentableDataException("TrashMix" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -106,7 +102,7 @@ namespace EavesWar.GameConfig
         public TrashMix Get(Content content) { return this.Get(new TrashMixId(content)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(Content content, out TrashMix row) { return this.TryGet(new TrashMixId(content), out row); }
+        public bool TryGet(Content content, out TrashMix row) { object found; bool has = this.byKey.TryGetValue((int)content, out found); row = (TrashMix)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace Northwall.GameConfig
     ///
     /// Expected attacks chosen before damage (the seed's attack arrows): one row per placed unit.
     /// </summary>
-    public sealed partial class Attack
+    public sealed partial class Attack : IGentableLinked
     {
         /// <summary>
         /// Scenario.
@@ -73,6 +73,8 @@ namespace Northwall.GameConfig
                 this.LaneRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The rows of table Attack, in source order.</summary>

@@ -1036,8 +1036,43 @@ namespace Northwall.GameConfig
     }
 
     /// <summary>Generic readers of lists, maps and table files (internal to the generated loader).</summary>
+    /// <summary>A table's row type with typed references, resolved once every table is loaded (<see cref="GentableRead.LinkRows"/>).</summary>
+    internal interface IGentableLinked
+    {
+        /// <summary>Resolves this row's typed references in <paramref name="t"/>; a missing key throws <see cref="GentableLinkFault"/>.</summary>
+        void GentableLink(Tables t);
+    }
+
+    /// <summary>Primary-key indexes of the tables: one method for every table with the same key type (mono compiles generic code whose type arguments include a value type once per instantiation, so the rows are <c>object</c> here).</summary>
+    internal static class GentableIndex
+    {
+        /// <summary>Adds every row of <paramref name="rows"/> to <paramref name="into"/> under its key; returns the index of the first row whose key an earlier row has (nothing added from it on), or -1. A null row throws <c>ArgumentException</c>.</summary>
+        internal static int Add<K>(global::System.Collections.Generic.Dictionary<K, object> into, global::System.Collections.Generic.IReadOnlyList<object> rows, global::System.Func<object, K> keyOf)
+        {
+            for (int i = 0; i < rows.Count; i++)
+            {
+                object row = rows[i];
+                if (row == null) throw new global::System.ArgumentException("null row", "rows");
+                K key = keyOf(row);
+                if (into.ContainsKey(key)) return i;
+                into.Add(key, row);
+            }
+            return -1;
+        }
+    }
+
     internal static class GentableRead
     {
+        /// <summary>Resolves the typed references of every row of one table; a fault names the file, the table and the row.</summary>
+        internal static void LinkRows(global::System.Collections.Generic.IReadOnlyList<IGentableLinked> rows, Tables t, string file, string table)
+        {
+            for (int i = 0; i < rows.Count; i++)
+            {
+                try { rows[i].GentableLink(t); }
+                catch (GentableLinkFault f) { throw f.Row(file, table, i); }
+            }
+        }
+
         /// <summary>A JSON array read element by element with <paramref name="read"/>.</summary>
         internal static global::System.Collections.Generic.IReadOnlyList<T> List<T>(GentableReader r, global::System.Func<GentableReader, T> read)
         {

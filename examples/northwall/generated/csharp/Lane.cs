@@ -77,12 +77,8 @@ namespace Northwall.GameConfig
             var list = new global::System.Collections.Generic.List<Lane>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Lane>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Lane" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Lane)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Lane" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -100,7 +96,7 @@ namespace Northwall.GameConfig
         public Lane Get(string id) { return this.Get(new LaneId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Lane row) { return this.TryGet(new LaneId(id), out row); }
+        public bool TryGet(string id, out Lane row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Lane)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace Northwall.GameConfig
     ///
     /// Expected lane totals after the volley (surviving HP per side) and who takes the lane point.
     /// </summary>
-    public sealed partial class LaneResult
+    public sealed partial class LaneResult : IGentableLinked
     {
         /// <summary>
         /// Scenario.
@@ -67,6 +67,8 @@ namespace Northwall.GameConfig
                 this.LaneRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The rows of table LaneResult, in source order.</summary>

@@ -6,7 +6,7 @@ namespace Northwall.GameConfig
     ///
     /// Formations: one row per unit placed in a scenario, with its expected HP after the volley (0 = removed).
     /// </summary>
-    public sealed partial class Placement
+    public sealed partial class Placement : IGentableLinked
     {
         /// <summary>
         /// Scenario.
@@ -83,6 +83,8 @@ namespace Northwall.GameConfig
                 this.UnitRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The rows of table Placement, in source order.</summary>

@@ -6,7 +6,7 @@ namespace Northwall.GameConfig
     ///
     /// A hand-computed encounter: the seed's worked example and its six acceptance cases, each with the expected result.
     /// </summary>
-    public sealed partial class Scenario
+    public sealed partial class Scenario : IGentableLinked
     {
         /// <summary>
         /// Scenario id.
@@ -83,6 +83,8 @@ namespace Northwall.GameConfig
                 this.AfterRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="Scenario"/>.</summary>
@@ -133,12 +135,8 @@ namespace Northwall.GameConfig
             var list = new global::System.Collections.Generic.List<Scenario>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Scenario>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Scenario" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Scenario)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Scenario" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -156,7 +154,7 @@ namespace Northwall.GameConfig
         public Scenario Get(string id) { return this.Get(new ScenarioId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Scenario row) { return this.TryGet(new ScenarioId(id), out row); }
+        public bool TryGet(string id, out Scenario row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Scenario)found; return has; }
     }
 
     internal static partial class GentableCodec

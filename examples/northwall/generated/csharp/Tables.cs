@@ -67,10 +67,10 @@ namespace Northwall.GameConfig
             this.Placement = t4;
             this.Scenario = t5;
             this.Unit = t6;
-            for (int i = 0; i < this.Attack.All.Count; i++) { try { this.Attack.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Attack.json", "Attack", i); } }
-            for (int i = 0; i < this.LaneResult.All.Count; i++) { try { this.LaneResult.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("LaneResult.json", "LaneResult", i); } }
-            for (int i = 0; i < this.Placement.All.Count; i++) { try { this.Placement.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Placement.json", "Placement", i); } }
-            for (int i = 0; i < this.Scenario.All.Count; i++) { try { this.Scenario.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Scenario.json", "Scenario", i); } }
+            GentableRead.LinkRows(this.Attack.All, this, "Attack.json", "Attack");
+            GentableRead.LinkRows(this.LaneResult.All, this, "LaneResult.json", "LaneResult");
+            GentableRead.LinkRows(this.Placement.All, this, "Placement.json", "Placement");
+            GentableRead.LinkRows(this.Scenario.All, this, "Scenario.json", "Scenario");
         }
 
         /// <summary>

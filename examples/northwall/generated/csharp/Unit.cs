@@ -96,12 +96,8 @@ namespace Northwall.GameConfig
             var list = new global::System.Collections.Generic.List<Unit>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Unit>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Unit" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Unit)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Unit" + ": duplicate primary key " + list[duplicate].Key);
             this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Unit" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
@@ -127,7 +123,7 @@ namespace Northwall.GameConfig
         public Unit Get(string id) { return this.Get(new UnitId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Unit row) { return this.TryGet(new UnitId(id), out row); }
+        public bool TryGet(string id, out Unit row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Unit)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -83,12 +83,8 @@ namespace WarChest.GameConfig
             var list = new global::System.Collections.Generic.List<Action>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Action>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey((int)row.Id)) throw new GentableDataException("Action" + ": duplicate primary key " + row.Key);
-                this.byKey.Add((int)row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Action)gentableRow; return (int)row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Action" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -106,7 +102,7 @@ namespace WarChest.GameConfig
         public Action Get(ActionKind id) { return this.Get(new ActionId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(ActionKind id, out Action row) { return this.TryGet(new ActionId(id), out row); }
+        public bool TryGet(ActionKind id, out Action row) { object found; bool has = this.byKey.TryGetValue((int)id, out found); row = (Action)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace WarChest.GameConfig
     ///
     /// The six minimal flat-top direction vectors in axial [q r] (the seed's direction-vectors).
     /// </summary>
-    public sealed partial class Direction
+    public sealed partial class Direction : IGentableLinked
     {
         /// <summary>
         /// Direction name (:n :ne :se :s :sw :nw).
@@ -48,6 +48,8 @@ namespace WarChest.GameConfig
                 this.OppositeRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="Direction"/>.</summary>
@@ -98,12 +100,8 @@ namespace WarChest.GameConfig
             var list = new global::System.Collections.Generic.List<Direction>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Direction>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Direction" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Direction)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Direction" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -121,7 +119,7 @@ namespace WarChest.GameConfig
         public Direction Get(string id) { return this.Get(new DirectionId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Direction row) { return this.TryGet(new DirectionId(id), out row); }
+        public bool TryGet(string id, out Direction row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Direction)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -75,9 +75,9 @@ namespace WarChest.GameConfig
             this.Tactic = t5;
             this.Unit = t6;
             this.ZoneInfo = t7;
-            for (int i = 0; i < this.Direction.All.Count; i++) { try { this.Direction.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Direction.json", "Direction", i); } }
-            for (int i = 0; i < this.Scenario.All.Count; i++) { try { this.Scenario.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Scenario.json", "Scenario", i); } }
-            for (int i = 0; i < this.Unit.All.Count; i++) { try { this.Unit.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Unit.json", "Unit", i); } }
+            GentableRead.LinkRows(this.Direction.All, this, "Direction.json", "Direction");
+            GentableRead.LinkRows(this.Scenario.All, this, "Scenario.json", "Scenario");
+            GentableRead.LinkRows(this.Unit.All, this, "Unit.json", "Unit");
         }
 
         /// <summary>

@@ -101,12 +101,8 @@ namespace WarChest.GameConfig
             var list = new global::System.Collections.Generic.List<Tactic>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Tactic>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Tactic" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Tactic)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Tactic" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -124,7 +120,7 @@ namespace WarChest.GameConfig
         public Tactic Get(string id) { return this.Get(new TacticId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Tactic row) { return this.TryGet(new TacticId(id), out row); }
+        public bool TryGet(string id, out Tactic row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Tactic)found; return has; }
     }
 
     internal static partial class GentableCodec

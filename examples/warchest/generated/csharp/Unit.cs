@@ -6,7 +6,7 @@ namespace WarChest.GameConfig
     ///
     /// The 16 units of the base game with their rule overrides.
     /// </summary>
-    public sealed partial class Unit
+    public sealed partial class Unit : IGentableLinked
     {
         /// <summary>
         /// The seed's keyword (:archer, :light-cavalry, …).
@@ -113,6 +113,8 @@ namespace WarChest.GameConfig
                 this.TacticRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="Unit"/>.</summary>
@@ -164,12 +166,8 @@ namespace WarChest.GameConfig
             var list = new global::System.Collections.Generic.List<Unit>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Unit>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Unit" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Unit)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Unit" + ": duplicate primary key " + list[duplicate].Key);
             this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Unit" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
@@ -195,7 +193,7 @@ namespace WarChest.GameConfig
         public Unit Get(string id) { return this.Get(new UnitId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Unit row) { return this.TryGet(new UnitId(id), out row); }
+        public bool TryGet(string id, out Unit row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Unit)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -83,12 +83,8 @@ namespace WarChest.GameConfig
             var list = new global::System.Collections.Generic.List<ZoneInfo>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<ZoneInfo>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey((int)row.Id)) throw new GentableDataException("ZoneInfo" + ": duplicate primary key " + row.Key);
-                this.byKey.Add((int)row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (ZoneInfo)gentableRow; return (int)row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("ZoneInfo" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -106,7 +102,7 @@ namespace WarChest.GameConfig
         public ZoneInfo Get(Zone id) { return this.Get(new ZoneInfoId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(Zone id, out ZoneInfo row) { return this.TryGet(new ZoneInfoId(id), out row); }
+        public bool TryGet(Zone id, out ZoneInfo row) { object found; bool has = this.byKey.TryGetValue((int)id, out found); row = (ZoneInfo)found; return has; }
     }
 
     internal static partial class GentableCodec

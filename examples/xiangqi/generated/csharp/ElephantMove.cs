@@ -83,12 +83,8 @@ namespace Xiangqi.GameConfig
             var list = new global::System.Collections.Generic.List<ElephantMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<ElephantMove>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("ElephantMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (ElephantMove)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("ElephantMove" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -106,7 +102,7 @@ namespace Xiangqi.GameConfig
         public ElephantMove Get(byte id) { return this.Get(new ElephantMoveId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out ElephantMove row) { return this.TryGet(new ElephantMoveId(id), out row); }
+        public bool TryGet(byte id, out ElephantMove row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (ElephantMove)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -83,12 +83,8 @@ namespace Xiangqi.GameConfig
             var list = new global::System.Collections.Generic.List<HorseMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<HorseMove>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("HorseMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (HorseMove)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("HorseMove" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -106,7 +102,7 @@ namespace Xiangqi.GameConfig
         public HorseMove Get(byte id) { return this.Get(new HorseMoveId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out HorseMove row) { return this.TryGet(new HorseMoveId(id), out row); }
+        public bool TryGet(byte id, out HorseMove row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (HorseMove)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace Xiangqi.GameConfig
     ///
     /// The standard starting position: one row per piece (32 rows).
     /// </summary>
-    public sealed partial class InitialPosition
+    public sealed partial class InitialPosition : IGentableLinked
     {
         /// <summary>
         /// Owner.
@@ -51,6 +51,8 @@ namespace Xiangqi.GameConfig
                 this.PieceRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The rows of table InitialPosition, in source order.</summary>

@@ -6,7 +6,7 @@ namespace Xiangqi.GameConfig
     ///
     /// Pieces that move along straight lines (chariot, cannon), including the cannon screen rule (坑三 炮打隔子). Walking one direction: every empty cell before the first piece is a quiet move; then ScreensToCapture pieces are jumped (screens, any side); the first piece after them is captured if it is an enemy; empty cells after a screen are destinations only if LandBeyondScreen.
     /// </summary>
-    public sealed partial class LineMove
+    public sealed partial class LineMove : IGentableLinked
     {
         /// <summary>
         /// The piece that moves along lines.
@@ -60,6 +60,8 @@ namespace Xiangqi.GameConfig
                 this.PieceRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="LineMove"/>.</summary>
@@ -110,12 +112,8 @@ namespace Xiangqi.GameConfig
             var list = new global::System.Collections.Generic.List<LineMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<LineMove>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Piece)) throw new GentableDataException("LineMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Piece, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (LineMove)gentableRow; return row.Piece; });
+            if (duplicate >= 0) throw new GentableDataException("LineMove" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -133,7 +131,7 @@ namespace Xiangqi.GameConfig
         public LineMove Get(string piece) { return this.Get(new LineMoveId(piece)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string piece, out LineMove row) { return this.TryGet(new LineMoveId(piece), out row); }
+        public bool TryGet(string piece, out LineMove row) { object found; bool has = this.byKey.TryGetValue(piece, out found); row = (LineMove)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -110,12 +110,8 @@ namespace Xiangqi.GameConfig
             var list = new global::System.Collections.Generic.List<Piece>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Piece>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Piece" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Piece)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Piece" + ": duplicate primary key " + list[duplicate].Key);
             this.byLetter = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byLetter.ContainsKey(row.Letter)) throw new GentableDataException("Piece" + ": duplicate unique key Letter " + row.Letter); this.byLetter.Add(row.Letter, row); }
             this.byRedName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
@@ -157,7 +153,7 @@ namespace Xiangqi.GameConfig
         public Piece Get(string id) { return this.Get(new PieceId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out Piece row) { return this.TryGet(new PieceId(id), out row); }
+        public bool TryGet(string id, out Piece row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Piece)found; return has; }
     }
 
     internal static partial class GentableCodec

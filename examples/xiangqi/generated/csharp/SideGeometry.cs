@@ -101,12 +101,8 @@ namespace Xiangqi.GameConfig
             var list = new global::System.Collections.Generic.List<SideGeometry>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<SideGeometry>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey((int)row.Id)) throw new GentableDataException("SideGeometry" + ": duplicate primary key " + row.Key);
-                this.byKey.Add((int)row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (SideGeometry)gentableRow; return (int)row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("SideGeometry" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -124,7 +120,7 @@ namespace Xiangqi.GameConfig
         public SideGeometry Get(Side id) { return this.Get(new SideGeometryId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(Side id, out SideGeometry row) { return this.TryGet(new SideGeometryId(id), out row); }
+        public bool TryGet(Side id, out SideGeometry row) { object found; bool has = this.byKey.TryGetValue((int)id, out found); row = (SideGeometry)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -6,7 +6,7 @@ namespace Xiangqi.GameConfig
     ///
     /// One-cell steps of the general, the advisors and the soldiers. Offsets are written from Red's point of view (forward = (-1,0)); Black negates dr.
     /// </summary>
-    public sealed partial class StepMove
+    public sealed partial class StepMove : IGentableLinked
     {
         /// <summary>
         /// &lt;Piece&gt;_&lt;Direction&gt;.
@@ -54,6 +54,8 @@ namespace Xiangqi.GameConfig
                 this.PieceRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="StepMove"/>.</summary>
@@ -104,12 +106,8 @@ namespace Xiangqi.GameConfig
             var list = new global::System.Collections.Generic.List<StepMove>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<StepMove>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("StepMove" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (StepMove)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("StepMove" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -127,7 +125,7 @@ namespace Xiangqi.GameConfig
         public StepMove Get(string id) { return this.Get(new StepMoveId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string id, out StepMove row) { return this.TryGet(new StepMoveId(id), out row); }
+        public bool TryGet(string id, out StepMove row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (StepMove)found; return has; }
     }
 
     internal static partial class GentableCodec

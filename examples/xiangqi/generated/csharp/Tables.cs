@@ -75,9 +75,9 @@ namespace Xiangqi.GameConfig
             this.Piece = t5;
             this.SideGeometry = t6;
             this.StepMove = t7;
-            for (int i = 0; i < this.InitialPosition.All.Count; i++) { try { this.InitialPosition.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("InitialPosition.json", "InitialPosition", i); } }
-            for (int i = 0; i < this.LineMove.All.Count; i++) { try { this.LineMove.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("LineMove.json", "LineMove", i); } }
-            for (int i = 0; i < this.StepMove.All.Count; i++) { try { this.StepMove.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("StepMove.json", "StepMove", i); } }
+            GentableRead.LinkRows(this.InitialPosition.All, this, "InitialPosition.json", "InitialPosition");
+            GentableRead.LinkRows(this.LineMove.All, this, "LineMove.json", "LineMove");
+            GentableRead.LinkRows(this.StepMove.All, this, "StepMove.json", "StepMove");
         }
 
         /// <summary>

@@ -217,11 +217,11 @@ namespace cfg
             this.TbTestSet = t31;
             this.TbTestSize = t32;
             this.TbTestTag = t33;
-            for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
-            for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
-            for (int i = 0; i < this.TbFullTypes.All.Count; i++) { try { this.TbFullTypes.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbFullTypes.json", "TbFullTypes", i); } }
-            for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
-            for (int i = 0; i < this.TbTestRef.All.Count; i++) { try { this.TbTestRef.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestRef.json", "TbTestRef", i); } }
+            GentableRead.LinkRows(this.TbDemoGroup.All, this, "TbDemoGroup.json", "TbDemoGroup");
+            GentableRead.LinkRows(this.TbDemoGroupC.All, this, "TbDemoGroup_C.json", "TbDemoGroup_C");
+            GentableRead.LinkRows(this.TbFullTypes.All, this, "TbFullTypes.json", "TbFullTypes");
+            GentableRead.LinkRows(this.TbTestMap.All, this, "TbTestMap.json", "TbTestMap");
+            GentableRead.LinkRows(this.TbTestRef.All, this, "TbTestRef.json", "TbTestRef");
         }
 
         /// <summary>

@@ -123,12 +123,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbAutoImport1>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbAutoImport1>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbAutoImport1" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbAutoImport1)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbAutoImport1" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -146,7 +142,7 @@ namespace cfg
         public TbAutoImport1 Get(int id) { return this.Get(new TbAutoImport1Id(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbAutoImport1 row) { return this.TryGet(new TbAutoImport1Id(id), out row); }
+        public bool TryGet(int id, out TbAutoImport1 row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbAutoImport1)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -4,7 +4,7 @@ namespace cfg
     /// <summary>
     /// TbDemoGroup
     /// </summary>
-    public sealed partial class TbDemoGroup
+    public sealed partial class TbDemoGroup : IGentableLinked
     {
         public int Id { get; }
 
@@ -43,6 +43,8 @@ namespace cfg
                 this.X1Ref = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="TbDemoGroup"/>.</summary>
@@ -93,12 +95,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbDemoGroup>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbDemoGroup>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbDemoGroup" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbDemoGroup)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbDemoGroup" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -116,7 +114,7 @@ namespace cfg
         public TbDemoGroup Get(int id) { return this.Get(new TbDemoGroupId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbDemoGroup row) { return this.TryGet(new TbDemoGroupId(id), out row); }
+        public bool TryGet(int id, out TbDemoGroup row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbDemoGroup)found; return has; }
     }
 
     internal static partial class GentableCodec

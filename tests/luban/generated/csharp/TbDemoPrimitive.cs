@@ -102,12 +102,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbDemoPrimitive>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbDemoPrimitive>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.X4)) throw new GentableDataException("TbDemoPrimitive" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.X4, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbDemoPrimitive)gentableRow; return row.X4; });
+            if (duplicate >= 0) throw new GentableDataException("TbDemoPrimitive" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -125,7 +121,7 @@ namespace cfg
         public TbDemoPrimitive Get(int x4) { return this.Get(new TbDemoPrimitiveId(x4)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int x4, out TbDemoPrimitive row) { return this.TryGet(new TbDemoPrimitiveId(x4), out row); }
+        public bool TryGet(int x4, out TbDemoPrimitive row) { object found; bool has = this.byKey.TryGetValue(x4, out found); row = (TbDemoPrimitive)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -4,7 +4,7 @@ namespace cfg
     /// <summary>
     /// TbFullTypes
     /// </summary>
-    public sealed partial class TbFullTypes
+    public sealed partial class TbFullTypes : IGentableLinked
     {
         public int X4 { get; }
 
@@ -103,6 +103,8 @@ namespace cfg
                 this.K8Refs = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="TbFullTypes"/>.</summary>
@@ -153,12 +155,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbFullTypes>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbFullTypes>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.X4)) throw new GentableDataException("TbFullTypes" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.X4, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbFullTypes)gentableRow; return row.X4; });
+            if (duplicate >= 0) throw new GentableDataException("TbFullTypes" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -176,7 +174,7 @@ namespace cfg
         public TbFullTypes Get(int x4) { return this.Get(new TbFullTypesId(x4)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int x4, out TbFullTypes row) { return this.TryGet(new TbFullTypesId(x4), out row); }
+        public bool TryGet(int x4, out TbFullTypes row) { object found; bool has = this.byKey.TryGetValue(x4, out found); row = (TbFullTypes)found; return has; }
     }
 
     internal static partial class GentableCodec

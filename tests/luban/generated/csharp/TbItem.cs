@@ -101,12 +101,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbItem>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbItem>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbItem" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbItem)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbItem" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -124,7 +120,7 @@ namespace cfg
         public TbItem Get(int id) { return this.Get(new TbItemId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbItem row) { return this.TryGet(new TbItemId(id), out row); }
+        public bool TryGet(int id, out TbItem row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbItem)found; return has; }
     }
 
     internal static partial class GentableCodec

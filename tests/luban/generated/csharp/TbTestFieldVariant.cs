@@ -69,12 +69,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestFieldVariant>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestFieldVariant>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestFieldVariant" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestFieldVariant)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestFieldVariant" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace cfg
         public TbTestFieldVariant Get(int id) { return this.Get(new TbTestFieldVariantId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestFieldVariant row) { return this.TryGet(new TbTestFieldVariantId(id), out row); }
+        public bool TryGet(int id, out TbTestFieldVariant row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestFieldVariant)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -72,12 +72,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestMapper>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestMapper>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestMapper" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestMapper)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestMapper" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -95,7 +91,7 @@ namespace cfg
         public TbTestMapper Get(int id) { return this.Get(new TbTestMapperId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestMapper row) { return this.TryGet(new TbTestMapperId(id), out row); }
+        public bool TryGet(int id, out TbTestMapper row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestMapper)found; return has; }
     }
 
     internal static partial class GentableCodec

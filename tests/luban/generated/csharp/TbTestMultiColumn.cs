@@ -75,12 +75,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestMultiColumn>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestMultiColumn>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestMultiColumn" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestMultiColumn)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestMultiColumn" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -98,7 +94,7 @@ namespace cfg
         public TbTestMultiColumn Get(int id) { return this.Get(new TbTestMultiColumnId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestMultiColumn row) { return this.TryGet(new TbTestMultiColumnId(id), out row); }
+        public bool TryGet(int id, out TbTestMultiColumn row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestMultiColumn)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -87,12 +87,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestNull>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestNull>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestNull" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestNull)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestNull" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -110,7 +106,7 @@ namespace cfg
         public TbTestNull Get(int id) { return this.Get(new TbTestNullId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestNull row) { return this.TryGet(new TbTestNullId(id), out row); }
+        public bool TryGet(int id, out TbTestNull row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestNull)found; return has; }
     }
 
     internal static partial class GentableCodec

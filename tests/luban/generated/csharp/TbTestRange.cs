@@ -102,12 +102,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestRange>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestRange>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestRange" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestRange)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestRange" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -125,7 +121,7 @@ namespace cfg
         public TbTestRange Get(int id) { return this.Get(new TbTestRangeId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestRange row) { return this.TryGet(new TbTestRangeId(id), out row); }
+        public bool TryGet(int id, out TbTestRange row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestRange)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -4,7 +4,7 @@ namespace cfg
     /// <summary>
     /// TbTestRef
     /// </summary>
-    public sealed partial class TbTestRef
+    public sealed partial class TbTestRef : IGentableLinked
     {
         public int Id { get; }
 
@@ -267,6 +267,8 @@ namespace cfg
                 catch (GentableLinkFault e0) { throw e0.Within("s1"); }
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="TbTestRef"/>.</summary>
@@ -317,12 +319,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestRef>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestRef>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestRef" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestRef)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestRef" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -340,7 +338,7 @@ namespace cfg
         public TbTestRef Get(int id) { return this.Get(new TbTestRefId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestRef row) { return this.TryGet(new TbTestRefId(id), out row); }
+        public bool TryGet(int id, out TbTestRef row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestRef)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -81,12 +81,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestSet>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestSet>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestSet" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestSet)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestSet" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -104,7 +100,7 @@ namespace cfg
         public TbTestSet Get(int id) { return this.Get(new TbTestSetId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestSet row) { return this.TryGet(new TbTestSetId(id), out row); }
+        public bool TryGet(int id, out TbTestSet row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestSet)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -78,12 +78,8 @@ namespace cfg
             var list = new global::System.Collections.Generic.List<TbTestSize>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<TbTestSize>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("TbTestSize" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (TbTestSize)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("TbTestSize" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -101,7 +97,7 @@ namespace cfg
         public TbTestSize Get(int id) { return this.Get(new TbTestSizeId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out TbTestSize row) { return this.TryGet(new TbTestSizeId(id), out row); }
+        public bool TryGet(int id, out TbTestSize row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (TbTestSize)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -69,12 +69,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Alphabet>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Alphabet>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Alphabet" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Alphabet)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Alphabet" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace Torture.Tables
         public Alphabet Get(byte id) { return this.Get(new AlphabetId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out Alphabet row) { return this.TryGet(new AlphabetId(id), out row); }
+        public bool TryGet(byte id, out Alphabet row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Alphabet)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -148,12 +148,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Features>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Features>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Features" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Features)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Features" + ": duplicate primary key " + list[duplicate].Key);
             this.byName = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
             foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Features" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
@@ -185,7 +181,7 @@ namespace Torture.Tables
         public Features Get(byte id) { return this.Get(new FeaturesId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out Features row) { return this.TryGet(new FeaturesId(id), out row); }
+        public bool TryGet(byte id, out Features row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Features)found; return has; }
     }
 
     internal static partial class GentableCodec

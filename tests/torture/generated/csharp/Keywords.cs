@@ -150,12 +150,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Keywords>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Keywords>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Keywords" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Keywords)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Keywords" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -173,7 +169,7 @@ namespace Torture.Tables
         public Keywords Get(byte id) { return this.Get(new KeywordsId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out Keywords row) { return this.TryGet(new KeywordsId(id), out row); }
+        public bool TryGet(byte id, out Keywords row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Keywords)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -4,7 +4,7 @@ namespace Torture.Tables
     /// <summary>
     /// Records, arrays of records, nested arrays, empty arrays and absent optionals.
     /// </summary>
-    public sealed partial class Nested
+    public sealed partial class Nested : IGentableLinked
     {
         public string Name { get; }
 
@@ -81,6 +81,8 @@ namespace Torture.Tables
                 this.RefRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="Nested"/>.</summary>
@@ -131,12 +133,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Nested>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Nested>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Name)) throw new GentableDataException("Nested" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Name, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Nested)gentableRow; return row.Name; });
+            if (duplicate >= 0) throw new GentableDataException("Nested" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -154,7 +152,7 @@ namespace Torture.Tables
         public Nested Get(string name) { return this.Get(new NestedId(name)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string name, out Nested row) { return this.TryGet(new NestedId(name), out row); }
+        public bool TryGet(string name, out Nested row) { object found; bool has = this.byKey.TryGetValue(name, out found); row = (Nested)found; return has; }
     }
 
     internal static partial class GentableCodec

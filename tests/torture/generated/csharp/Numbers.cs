@@ -101,12 +101,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Numbers>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Numbers>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<ushort, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Numbers" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Numbers)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Numbers" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -124,7 +120,7 @@ namespace Torture.Tables
         public Numbers Get(ushort id) { return this.Get(new NumbersId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(ushort id, out Numbers row) { return this.TryGet(new NumbersId(id), out row); }
+        public bool TryGet(ushort id, out Numbers row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Numbers)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -4,7 +4,7 @@ namespace Torture.Tables
     /// <summary>
     /// A table named like Rust's Option: the generated type must not shadow the prelude.
     /// </summary>
-    public sealed partial class Option
+    public sealed partial class Option : IGentableLinked
     {
         public byte Id { get; }
 
@@ -42,6 +42,8 @@ namespace Torture.Tables
                 this.NextRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="Option"/>.</summary>
@@ -92,12 +94,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Option>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Option>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Option" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Option)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Option" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -115,7 +113,7 @@ namespace Torture.Tables
         public Option Get(byte id) { return this.Get(new OptionId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out Option row) { return this.TryGet(new OptionId(id), out row); }
+        public bool TryGet(byte id, out Option row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Option)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -79,12 +79,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Pair>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Pair>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<PairId, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Pair" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Key, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Pair)gentableRow; return row.Key; });
+            if (duplicate >= 0) throw new GentableDataException("Pair" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>

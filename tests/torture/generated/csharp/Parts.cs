@@ -72,12 +72,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Parts>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Parts>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<ushort, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Parts" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Parts)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Parts" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -95,7 +91,7 @@ namespace Torture.Tables
         public Parts Get(ushort id) { return this.Get(new PartsId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(ushort id, out Parts row) { return this.TryGet(new PartsId(id), out row); }
+        public bool TryGet(ushort id, out Parts row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Parts)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -4,7 +4,7 @@ namespace Torture.Tables
     /// <summary>
     /// A table named like a Rust keyword; its id type is SelfId.
     /// </summary>
-    public sealed partial class Self
+    public sealed partial class Self : IGentableLinked
     {
         public byte Id { get; }
 
@@ -34,6 +34,8 @@ namespace Torture.Tables
                 this.OtherRef = x0;
             }
         }
+
+        void IGentableLinked.GentableLink(Tables t) { this.GentableLink(t); }
     }
 
     /// <summary>The primary key of <see cref="Self"/>.</summary>
@@ -84,12 +86,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Self>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Self>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Self" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Self)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Self" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -107,7 +105,7 @@ namespace Torture.Tables
         public Self Get(byte id) { return this.Get(new SelfId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out Self row) { return this.TryGet(new SelfId(id), out row); }
+        public bool TryGet(byte id, out Self row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Self)found; return has; }
     }
 
     internal static partial class GentableCodec

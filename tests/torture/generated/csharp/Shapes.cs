@@ -126,12 +126,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Shapes>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Shapes>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<ushort, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Shapes" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Shapes)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Shapes" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -149,7 +145,7 @@ namespace Torture.Tables
         public Shapes Get(ushort id) { return this.Get(new ShapesId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(ushort id, out Shapes row) { return this.TryGet(new ShapesId(id), out row); }
+        public bool TryGet(ushort id, out Shapes row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Shapes)found; return has; }
     }
 
     internal static partial class GentableCodec

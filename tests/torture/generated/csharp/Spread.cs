@@ -93,12 +93,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Spread>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Spread>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<byte, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Spread" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Spread)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Spread" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -116,7 +112,7 @@ namespace Torture.Tables
         public Spread Get(byte id) { return this.Get(new SpreadId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(byte id, out Spread row) { return this.TryGet(new SpreadId(id), out row); }
+        public bool TryGet(byte id, out Spread row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Spread)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -69,12 +69,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<String>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<String>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Text)) throw new GentableDataException("String" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Text, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (String)gentableRow; return row.Text; });
+            if (duplicate >= 0) throw new GentableDataException("String" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace Torture.Tables
         public String Get(string text) { return this.Get(new StringId(text)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string text, out String row) { return this.TryGet(new StringId(text), out row); }
+        public bool TryGet(string text, out String row) { object found; bool has = this.byKey.TryGetValue(text, out found); row = (String)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -80,12 +80,8 @@ namespace Torture.Tables
             var list = new global::System.Collections.Generic.List<Strings>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Strings>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<string, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Strings" + ": duplicate primary key " + row.Key_);
-                this.byKey.Add(row.Key, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Strings)gentableRow; return row.Key; });
+            if (duplicate >= 0) throw new GentableDataException("Strings" + ": duplicate primary key " + list[duplicate].Key_);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -103,7 +99,7 @@ namespace Torture.Tables
         public Strings Get(string key) { return this.Get(new StringsId(key)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(string key, out Strings row) { return this.TryGet(new StringsId(key), out row); }
+        public bool TryGet(string key, out Strings row) { object found; bool has = this.byKey.TryGetValue(key, out found); row = (Strings)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -110,9 +110,9 @@ namespace Torture.Tables
             this.String = t13;
             this.Strings = t14;
             this.Vertical = t15;
-            for (int i = 0; i < this.Nested.All.Count; i++) { try { this.Nested.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Nested.bytes", "Nested", i); } }
-            for (int i = 0; i < this.Option.All.Count; i++) { try { this.Option.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Option.bytes", "Option", i); } }
-            for (int i = 0; i < this.Self.All.Count; i++) { try { this.Self.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Self.bytes", "Self", i); } }
+            GentableRead.LinkRows(this.Nested.All, this, "Nested.bytes", "Nested");
+            GentableRead.LinkRows(this.Option.All, this, "Option.bytes", "Option");
+            GentableRead.LinkRows(this.Self.All, this, "Self.bytes", "Self");
         }
 
         /// <summary>

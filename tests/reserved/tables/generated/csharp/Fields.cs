@@ -2016,12 +2016,8 @@ namespace Reserved.Tables
             var list = new global::System.Collections.Generic.List<Fields>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Fields>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Fields" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Fields)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Fields" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -2039,7 +2035,7 @@ namespace Reserved.Tables
         public Fields Get(int id) { return this.Get(new FieldsId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out Fields row) { return this.TryGet(new FieldsId(id), out row); }
+        public bool TryGet(int id, out Fields row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Fields)found; return has; }
     }
 
     internal static partial class GentableCodec

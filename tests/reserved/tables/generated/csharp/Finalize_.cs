@@ -69,12 +69,8 @@ namespace Reserved.Tables
             var list = new global::System.Collections.Generic.List<Finalize_>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Finalize_>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Finalize" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Finalize_)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Finalize" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace Reserved.Tables
         public Finalize_ Get(int id) { return this.Get(new Finalize_Id(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out Finalize_ row) { return this.TryGet(new Finalize_Id(id), out row); }
+        public bool TryGet(int id, out Finalize_ row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Finalize_)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -69,12 +69,8 @@ namespace Reserved.Tables
             var list = new global::System.Collections.Generic.List<Out>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Out>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("out" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Out)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("out" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace Reserved.Tables
         public Out Get(int id) { return this.Get(new OutId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out Out row) { return this.TryGet(new OutId(id), out row); }
+        public bool TryGet(int id, out Out row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Out)found; return has; }
     }
 
     internal static partial class GentableCodec

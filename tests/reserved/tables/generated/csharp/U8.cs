@@ -69,12 +69,8 @@ namespace Reserved.Tables
             var list = new global::System.Collections.Generic.List<U8>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<U8>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("u8" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (U8)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("u8" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace Reserved.Tables
         public U8 Get(int id) { return this.Get(new U8Id(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out U8 row) { return this.TryGet(new U8Id(id), out row); }
+        public bool TryGet(int id, out U8 row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (U8)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -69,12 +69,8 @@ namespace Reserved.Tables
             var list = new global::System.Collections.Generic.List<Unmanaged>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Unmanaged>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("unmanaged" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Unmanaged)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("unmanaged" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace Reserved.Tables
         public Unmanaged Get(int id) { return this.Get(new UnmanagedId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out Unmanaged row) { return this.TryGet(new UnmanagedId(id), out row); }
+        public bool TryGet(int id, out Unmanaged row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Unmanaged)found; return has; }
     }
 
     internal static partial class GentableCodec

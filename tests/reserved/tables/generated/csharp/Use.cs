@@ -69,12 +69,8 @@ namespace Reserved.Tables
             var list = new global::System.Collections.Generic.List<Use>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Use>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("use" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Use)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("use" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -92,7 +88,7 @@ namespace Reserved.Tables
         public Use Get(int id) { return this.Get(new UseId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out Use row) { return this.TryGet(new UseId(id), out row); }
+        public bool TryGet(int id, out Use row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Use)found; return has; }
     }
 
     internal static partial class GentableCodec

@@ -81,12 +81,8 @@ namespace Reserved.Types
             var list = new global::System.Collections.Generic.List<Members>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Members>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Members" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Members)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Members" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -104,7 +100,7 @@ namespace Reserved.Types
         public Members Get(int id) { return this.Get(new MembersId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out Members row) { return this.TryGet(new MembersId(id), out row); }
+        public bool TryGet(int id, out Members row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Members)found; return has; }
     }
 
     internal static partial class GentableCodec

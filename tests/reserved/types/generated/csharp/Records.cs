@@ -1980,12 +1980,8 @@ namespace Reserved.Types
             var list = new global::System.Collections.Generic.List<Records>(rows);
             this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Records>(list);
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
-            foreach (var row in list)
-            {
-                if (row == null) throw new global::System.ArgumentException("null row", "rows");
-                if (this.byKey.ContainsKey(row.Id)) throw new GentableDataException("Records" + ": duplicate primary key " + row.Key);
-                this.byKey.Add(row.Id, row);
-            }
+            int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Records)gentableRow; return row.Id; });
+            if (duplicate >= 0) throw new GentableDataException("Records" + ": duplicate primary key " + list[duplicate].Key);
         }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
@@ -2003,7 +1999,7 @@ namespace Reserved.Types
         public Records Get(int id) { return this.Get(new RecordsId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
-        public bool TryGet(int id, out Records row) { return this.TryGet(new RecordsId(id), out row); }
+        public bool TryGet(int id, out Records row) { object found; bool has = this.byKey.TryGetValue(id, out found); row = (Records)found; return has; }
     }
 
     internal static partial class GentableCodec
