@@ -244,7 +244,10 @@ pub struct CSharpConfig {
     /// C# namespace of every generated type.
     #[serde(default = "default_namespace")]
     pub namespace: String,
-    /// Folder of handlebars templates overriding `codegen/templates/csharp/*.hbs` (same file names).
+    /// Folder of handlebars templates overriding the built-in `src/emit/csharp/templates/*.hbs` (same file
+    /// names), relative to the project root. An overriding template works with the runtime of the gentable
+    /// version it was copied from: copy it again when upgrading (a `table.cs.hbs` copied before 5934e94 lacks
+    /// the row classes' `IGentableLinked` implementation that `GentableRuntime.cs` now calls).
     #[serde(default)]
     pub templates: Option<PathBuf>,
     /// Export groups this output contains; default: everything.
@@ -282,7 +285,8 @@ fn default_namespace() -> String {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeScriptConfig {
-    /// Folder of handlebars templates overriding `codegen/templates/ts/*.hbs` (same file names).
+    /// Folder of handlebars templates overriding the built-in `src/emit/typescript/templates/*.hbs` (same file
+    /// names), relative to the project root; like C#'s, tied to the runtime of the version it was copied from.
     #[serde(default)]
     pub templates: Option<PathBuf>,
     /// Export groups this output contains; default: everything.

@@ -1,11 +1,12 @@
 //! The reserved-name corpus (issue 13 item 4): two projects under `tests/reserved/` whose names are every
 //! entry of gentable's reserved-name tables (`src/naming/keywords.rs`: Rust 2021 keywords, prelude names
 //! and reserved module names, C# 7.2 keywords with the contextual ones, TypeScript/JavaScript reserved
-//! words and globals, Windows device names):
+//! words and globals, Windows device names) and the names generated code gives its own locals:
 //!
 //! * `tests/reserved/tables`: one table named by each name (Windows device names excepted: a table name is
 //!   its data file's name, and those are refused, GT0217), and the table `Fields` whose fields are every
-//!   name, with unique-key lookups on some of them;
+//!   name, with unique-key lookups on some of them (over 300 fields, so its TypeScript reader and writer are
+//!   split into parts: one function of that many field checks fails `tsc` with TS2563);
 //! * `tests/reserved/types`: a record type named by each name, the enum `Word` whose members are every name
 //!   (the table `Members` has a row per member), a flags enum, a record whose fields are every name and a
 //!   polymorphic record whose kinds are every name.
@@ -38,7 +39,7 @@ fn corpus() -> Vec<String> {
     ];
     let mut seen = BTreeSet::new();
     let mut out = vec![];
-    for t in tables {
+    for t in tables.into_iter().chain([GENERATED_LOCALS]) {
         for n in t {
             if seen.insert(naming::case(n, Case::Snake)) {
                 out.push(n.to_string());
@@ -47,6 +48,25 @@ fn corpus() -> Vec<String> {
     }
     out
 }
+
+/// Names the generated code gives its own locals and parameters (`TryGetBy…(…, out Row found)`, `bool has`,
+/// `foreach (var row in list)`, `gentableRow => …`): a field, key or table of the same name must not
+/// collide with them (helper-15 found a unique key named `has` failing in mcs with CS0128).
+const GENERATED_LOCALS: &[&str] = &[
+    "has",
+    "row",
+    "found",
+    "candidate",
+    "list",
+    "gentableRow",
+    "rows",
+    "file",
+    "table",
+    "key",
+    "parts",
+    "value",
+    "at",
+];
 
 /// Enum members with characters that must never reach generated code raw (issue 13: an enum member with
 /// U+202E broke the Rust doc comment).
@@ -103,7 +123,7 @@ fn inputs() -> BTreeMap<String, String> {
         .collect();
     let mut toml = String::from(
         "# The reserved-name corpus: written by tests/reserved.rs (GENTABLE_BLESS=1 cargo test --test reserved).\n\
-         [project]\nname = \"ReservedTables\"\n\n[rust]\ncrate_name = \"reserved_tables\"\n\n[csharp]\nnamespace = \"Reserved.Tables\"\n",
+         [project]\nname = \"ReservedTables\"\n\n[rust]\ncrate_name = \"reserved_tables\"\n\n[csharp]\nnamespace = \"Reserved.Tables\"\ndata = [\"json\", \"binary\"]\n\n[typescript]\ndata = [\"json\", \"binary\"]\n",
     );
     for (i, n) in table_names.iter().enumerate() {
         toml.push_str(&format!(
@@ -136,11 +156,23 @@ fn inputs() -> BTreeMap<String, String> {
         );
     }
     // Lookups (method names made from field names) on a few of the hardest.
-    let uniques: Vec<Vec<&str>> = ["type", "self", "await", "constructor", "string", "None"]
-        .iter()
-        .filter(|n| names.iter().any(|m| m == *n))
-        .map(|n| vec![*n])
-        .collect();
+    let uniques: Vec<Vec<&str>> = [
+        "type",
+        "self",
+        "await",
+        "constructor",
+        "string",
+        "None",
+        "has",
+        "row",
+        "found",
+        "candidate",
+        "list",
+    ]
+    .iter()
+    .filter(|n| names.iter().any(|m| m == *n))
+    .map(|n| vec![*n])
+    .collect();
     out.insert(
         "tables/schema/Fields.schema.json".into(),
         json(&serde_json::json!({
@@ -172,7 +204,7 @@ fn inputs() -> BTreeMap<String, String> {
     out.insert(
         "types/gentable.toml".into(),
         "# The reserved-name corpus: written by tests/reserved.rs (GENTABLE_BLESS=1 cargo test --test reserved).\n\
-         [project]\nname = \"ReservedTypes\"\n\n[rust]\ncrate_name = \"reserved_types\"\n\n[csharp]\nnamespace = \"Reserved.Types\"\n"
+         [project]\nname = \"ReservedTypes\"\n\n[rust]\ncrate_name = \"reserved_types\"\n\n[csharp]\nnamespace = \"Reserved.Types\"\ndata = [\"json\", \"binary\"]\n\n[typescript]\ndata = [\"json\", \"binary\"]\n"
             .into(),
     );
     // Records by every ASCII name: a `$ref` to a non-ASCII `$defs` key must be percent-encoded, which the

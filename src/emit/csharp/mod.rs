@@ -55,6 +55,10 @@ const RESERVED_TYPES: &[&str] = &[
     "GentableCodec",
     "GentableDouble",
     "GentableBig",
+    "GentableIndex",
+    "IGentableLinked",
+    "GentableBinary",
+    "GentableBinaryText",
     // The runtime's file name (GentableRuntime.cs): a table of this name would overwrite it.
     "GentableRuntime",
 ];
@@ -1726,6 +1730,8 @@ impl Gen<'_> {
                 .iter()
                 .map(|f| f.ident.as_str())
                 .chain(row.refs.iter().map(|r| r.ident.as_str()))
+                // A member may not be named as its class (CS0542): the row of a table named `Key`.
+                .chain([row_name.as_str()])
                 .collect();
             let property = naming::avoid("Key".into(), &taken);
             let name = format!("{row_name}Id");
@@ -1910,6 +1916,10 @@ impl Gen<'_> {
                 let f = fs[0];
                 let dict = format!("by{suffix}");
                 let row = naming::avoid("row".into(), &[f.param.as_str(), found.as_str()]);
+                let has = naming::avoid(
+                    "has".into(),
+                    &[f.param.as_str(), found.as_str(), row.as_str()],
+                );
                 out.push(UniqueVm {
                     // Rows as `object`: one dictionary instantiation per key type, not per table (see KeyVm::dict_key).
                     decl: format!("private readonly global::System.Collections.Generic.Dictionary<{}, object> {dict};", f.ty),
@@ -1918,7 +1928,7 @@ impl Gen<'_> {
                         format!("foreach (var row in list) {{ if (this.{dict}.ContainsKey(row.{id})) throw new GentableDataException({lit} + \": duplicate unique key {what} \" + row.{id}); this.{dict}.Add(row.{id}, row); }}", id = f.ident),
                     ],
                     methods: vec![
-                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>, if there is one.</summary>\n        public bool TryGetBy{suffix}({params}, out {rn} {found}) {{ object {row}; bool has = this.{dict}.TryGetValue({p}, out {row}); {found} = ({rn}){row}; return has; }}", p = f.param),
+                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>, if there is one.</summary>\n        public bool TryGetBy{suffix}({params}, out {rn} {found}) {{ object {row}; bool {has} = this.{dict}.TryGetValue({p}, out {row}); {found} = ({rn}){row}; return {has}; }}", p = f.param),
                         format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>\n        public {rn} GetBy{suffix}({params}) {{ object {row}; if (this.{dict}.TryGetValue({p}, out {row})) return ({rn}){row}; throw new global::System.Collections.Generic.KeyNotFoundException({lit} + \" has no row with {what} \" + {show}); }}", p = f.param),
                     ],
                 });
@@ -2219,6 +2229,55 @@ mod tests {
         assert_eq!(cs_doc("*/ {{x}} ${y} `z`"), ["*/ {{x}} ${y} `z`"]);
     }
 
+    /// Every type the runtime declares is a name no table, record or enum may take: a table named
+    /// `GentableIndex` would otherwise build and fail to compile (CS0101).
+    #[test]
+    fn the_runtime_types_are_reserved() {
+        let runtime = TEMPLATES
+            .iter()
+            .find(|(name, _)| *name == "runtime.cs.hbs")
+            .expect("the runtime template")
+            .1;
+        let mut declared = vec![];
+        for line in runtime.lines() {
+            // Namespace-level declarations are indented once.
+            let Some(rest) = line.strip_prefix("    ") else {
+                continue;
+            };
+            if rest.starts_with(' ') {
+                continue;
+            }
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let modifiers = words.iter().take_while(|w| {
+                matches!(
+                    **w,
+                    "public"
+                        | "internal"
+                        | "static"
+                        | "sealed"
+                        | "abstract"
+                        | "partial"
+                        | "readonly"
+                )
+            });
+            let i = modifiers.count();
+            if matches!(
+                words.get(i).copied(),
+                Some("class" | "interface" | "struct" | "enum")
+            ) {
+                let name = words[i + 1].split(['<', ':', '{']).next().unwrap();
+                declared.push(name.to_string());
+            }
+        }
+        assert!(declared.len() >= 10, "found only {declared:?}");
+        for name in &declared {
+            assert!(
+                RESERVED_TYPES.contains(&name.as_str()),
+                "{name} is declared by the C# runtime but not in RESERVED_TYPES"
+            );
+        }
+    }
+
     #[test]
     fn canonical_member_literals() {
         assert_eq!(quoted_json("Id", ":"), "\"\\\"Id\\\":\"");
@@ -2402,6 +2461,23 @@ mod emit_tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("Tables"), "{err}");
+        // The runtime's own types (helper-15 found `GentableIndex` building and then failing in mcs).
+        for runtime in ["GentableIndex", "IGentableLinked", "GentableBinary"] {
+            let mut p = testkit::project();
+            p.tables[1].name = runtime.into();
+            let err = emit(&EmitContext {
+                project: &p,
+                config: &testkit::config(),
+                content_hash: HASH,
+                project_hash: HASH,
+                data_hashes: &Default::default(),
+                root: dir.path(),
+                only: None,
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains(runtime), "{err}");
+        }
     }
 
     const PROGRAM: &str = r#"

@@ -335,7 +335,27 @@ struct ClassVm {
     bin_optional: Vec<String>,
     /// A tuple's or an open record's field set, reader and writer (complete text); closed objects: `None`.
     shape: Option<ShapeVm>,
+    /// Module-level functions that read and write a type of more than [`PART_FIELDS`] fields a part at a
+    /// time (see [`Gen::split`]); empty for other types.
+    helpers: Vec<String>,
+    /// Per field, in declaration order: the statements that read it from `o` into `r` inside a part
+    /// function (a present optional field also counts itself in `n`).
+    #[serde(skip)]
+    part_reads: Vec<String>,
+    /// Per field, in declaration order: the statement that reads it from `b` into `r` inside a part function.
+    #[serde(skip)]
+    part_bins: Vec<String>,
+    /// Object-literal entries `ident: undefined` of the optional fields named like an `Object.prototype`
+    /// member (a part function sets them).
+    #[serde(skip)]
+    shadows: Vec<String>,
 }
+
+/// The most fields one generated TypeScript function reads or writes: TypeScript's control-flow analysis
+/// gives up on a function with a few hundred field checks (error TS2563, "too large for control flow
+/// analysis": a table of 336 optional integer fields was enough), so bigger rows and records are read and
+/// written by one module-level function per part of this many fields.
+const PART_FIELDS: usize = 100;
 
 #[derive(Serialize)]
 struct ShapeVm {
@@ -840,6 +860,75 @@ impl Gen<'_> {
         Ok(format!("{head}{out}"))
     }
 
+    /// Splits the reader, binary reader and writer of a type of more than [`PART_FIELDS`] fields into
+    /// module-level part functions `read<Name>$1(o, r)`, `read<Name>Bin$1(b, r)`, `write<Name>$1(r, out)`, …
+    /// (`$` never occurs in a generated type name, so they cannot meet another declaration), which the main
+    /// functions call in turn: each stays small enough for TypeScript's control-flow analysis. The JSON
+    /// reader then counts every present field in `n` (the parts return their counts), the binary reader
+    /// reads the fields in declaration order as before, and the writer keeps canonical member order.
+    fn split(&self, vm: &mut ClassVm) {
+        if vm.fields.len() <= PART_FIELDS || vm.shape.is_some() {
+            return;
+        }
+        let name = vm.name.clone();
+        let indent = |s: &String| format!("  {}", s.replace("\n    ", "\n  "));
+        let mut calls = vec![];
+        for (k, part) in vm.part_reads.chunks(PART_FIELDS).enumerate() {
+            let f = format!("read{name}${}", k + 1);
+            calls.push(format!("n += {f}(o, r);"));
+            vm.helpers.push(format!(
+                "/** Reads fields {}–{} of {name} (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */\nfunction {f}(o: rt.JsonObject, r: rt.Mutable<{name}>): number {{\n  let n = 0;\n{}\n  return n;\n}}",
+                k * PART_FIELDS + 1,
+                k * PART_FIELDS + part.len(),
+                part.iter()
+                    .map(|p| {
+                        // A required field counts itself; an optional one does so when present.
+                        if p.contains("\n      n++;") {
+                            indent(p)
+                        } else {
+                            format!("{}\n  n++;", indent(p))
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
+        }
+        if vm.binary {
+            let mut bin_calls = vec![];
+            for (k, part) in vm.part_bins.chunks(PART_FIELDS).enumerate() {
+                let f = format!("read{name}Bin${}", k + 1);
+                bin_calls.push(format!("{f}(b, r);"));
+                vm.helpers.push(format!(
+                    "/** Reads fields {}–{} of {name} from the binary format, in declaration order (one part of its binary reader). */\nfunction {f}(b: rt.Bin, r: rt.Mutable<{name}>): void {{\n{}\n}}",
+                    k * PART_FIELDS + 1,
+                    k * PART_FIELDS + part.len(),
+                    part.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+                ));
+            }
+            vm.bin_locals.clear();
+            vm.bin_entries = vm.shadows.clone();
+            vm.bin_optional = bin_calls;
+        }
+        let mut write_calls = vec![];
+        for (k, part) in vm.writes.chunks(PART_FIELDS).enumerate() {
+            let f = format!("write{name}${}", k + 1);
+            write_calls.push(format!("{f}(r, out);"));
+            vm.helpers.push(format!(
+                "/** Writes members {}–{} of {name}'s canonical JSON, in canonical order (one part of its writer). */\nfunction {f}(r: {name}, out: string[]): void {{\n{}\n}}",
+                k * PART_FIELDS + 1,
+                k * PART_FIELDS + part.len(),
+                part.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
+            ));
+        }
+        vm.writes = write_calls;
+        vm.checks.clear();
+        vm.required = vm.shadows.clone();
+        vm.required_count = 0;
+        vm.optional = calls;
+        // The literal holds only the shadowing properties: built with `as`.
+        vm.inherited = true;
+    }
+
     fn record_vm(&self, r: &RecordDef) -> anyhow::Result<ClassVm> {
         let mut vm = self.class_vm(
             self.names.records[&r.name].clone(),
@@ -886,6 +975,7 @@ impl Gen<'_> {
                 Some(self.tuple_ts(r, &vm.name, &idents, min, rest, vm.linked))
             }
         };
+        self.split(&mut vm);
         Ok(vm)
     }
 
@@ -1205,6 +1295,10 @@ impl Gen<'_> {
             bin_entries: vec![],
             bin_optional: vec![],
             shape: None,
+            helpers: vec![],
+            part_reads: vec![],
+            part_bins: vec![],
+            shadows: vec![],
             name,
         };
         for (i, (f, ident)) in fields.iter().zip(&idents).enumerate() {
@@ -1214,7 +1308,7 @@ impl Gen<'_> {
             match &f.ty {
                 Type::Optional(inner) => {
                     let inner = strip(inner);
-                    vm.optional.push(match self.inline_check(inner, &x) {
+                    let read = match self.inline_check(inner, &x) {
                         Some(check) => format!(
                             "const {x} = {member};\n    if ({x} !== undefined) {{\n      if (!({check})) {};\n      r.{ident} = {x} as {};\n      n++;\n    }}",
                             self.read(inner, &x, &key, 1),
@@ -1224,11 +1318,21 @@ impl Gen<'_> {
                             "const {x} = {member};\n    if ({x} !== undefined) {{\n      r.{ident} = {};\n      n++;\n    }}",
                             self.read(inner, &x, &key, 1)
                         ),
-                    });
+                    };
+                    vm.part_reads.push(read.clone());
+                    vm.optional.push(read);
                     // Absent, `row.constructor` would be Object's: such a property is always set (to `undefined`).
                     let shadow = INHERITED.contains(&ident.as_str());
                     if shadow {
                         vm.required.push(format!("{ident}: undefined"));
+                        vm.shadows.push(format!("{ident}: undefined"));
+                        vm.part_bins.push(format!(
+                            "r.{ident} = b.opt() ? {} : undefined;",
+                            self.bread(inner)
+                        ));
+                    } else {
+                        vm.part_bins
+                            .push(format!("if (b.opt()) r.{ident} = {};", self.bread(inner)));
                     }
                     vm.bin_locals.push(format!(
                         "const {x} = b.opt() ? {} : undefined;",
@@ -1256,19 +1360,26 @@ impl Gen<'_> {
                     vm.bin_locals
                         .push(format!("const {x} = {};", self.bread(ty)));
                     vm.bin_entries.push(format!("{ident}: {x}"));
+                    vm.part_bins
+                        .push(format!("r.{ident} = {};", self.bread(ty)));
                     match self.inline_check(ty, &x) {
                         Some(check) => {
                             // Checked inline (no call while the table's reader is still interpreted); the
                             // field's reader runs only to report what is wrong.
-                            vm.checks.push(format!(
+                            let check = format!(
                                 "const {x} = {member};\n    if (!({check})) {};",
                                 self.read(ty, &x, &key, 1)
-                            ));
+                            );
+                            vm.part_reads
+                                .push(format!("{check}\n    r.{ident} = {x} as {};", self.ty(ty)));
+                            vm.checks.push(check);
                             vm.required.push(format!("{ident}: {x} as {}", self.ty(ty)));
                         }
-                        None => vm
-                            .required
-                            .push(format!("{ident}: {}", self.read(ty, &member, &key, 1))),
+                        None => {
+                            let read = self.read(ty, &member, &key, 1);
+                            vm.part_reads.push(format!("r.{ident} = {read};"));
+                            vm.required.push(format!("{ident}: {read}"));
+                        }
                     }
                     vm.fields.push(FieldVm {
                         ident: ident.clone(),
@@ -1745,12 +1856,13 @@ impl Gen<'_> {
     }
 
     fn table_vm(&self, t: &Table) -> anyhow::Result<TableVm> {
-        let row = self.class_vm(
+        let mut row = self.class_vm(
             self.names.rows[&t.name].clone(),
             &t.doc,
             &t.fields,
             &format!("table {:?}", t.name),
         )?;
+        self.split(&mut row);
         let mut uses = Uses::default();
         for f in &t.fields {
             uses.add(&f.ty);

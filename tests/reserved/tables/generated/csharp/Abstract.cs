@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Abstract(f0, f1);
         }
 
+        internal static Abstract ReadAbstract(GentableBinary r)
+        {
+            return new Abstract(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAbstract(global::System.Text.StringBuilder sb, Abstract r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Accessor(f0, f1);
         }
 
+        internal static Accessor ReadAccessor(GentableBinary r)
+        {
+            return new Accessor(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAccessor(global::System.Text.StringBuilder sb, Accessor r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Add(f0, f1);
         }
 
+        internal static Add ReadAdd(GentableBinary r)
+        {
+            return new Add(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAdd(global::System.Text.StringBuilder sb, Add r)
         {
             sb.Append('{');

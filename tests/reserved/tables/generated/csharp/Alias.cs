@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Alias(f0, f1);
         }
 
+        internal static Alias ReadAlias(GentableBinary r)
+        {
+            return new Alias(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAlias(global::System.Text.StringBuilder sb, Alias r)
         {
             sb.Append('{');

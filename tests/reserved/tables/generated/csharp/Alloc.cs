@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Alloc(f0, f1);
         }
 
+        internal static Alloc ReadAlloc(GentableBinary r)
+        {
+            return new Alloc(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAlloc(global::System.Text.StringBuilder sb, Alloc r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new And(f0, f1);
         }
 
+        internal static And ReadAnd(GentableBinary r)
+        {
+            return new And(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAnd(global::System.Text.StringBuilder sb, And r)
         {
             sb.Append('{');

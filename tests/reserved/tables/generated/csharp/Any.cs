@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Any(f0, f1);
         }
 
+        internal static Any ReadAny(GentableBinary r)
+        {
+            return new Any(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAny(global::System.Text.StringBuilder sb, Any r)
         {
             sb.Append('{');

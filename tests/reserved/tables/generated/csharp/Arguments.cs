@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Arguments(f0, f1);
         }
 
+        internal static Arguments ReadArguments(GentableBinary r)
+        {
+            return new Arguments(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteArguments(global::System.Text.StringBuilder sb, Arguments r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Array(f0, f1);
         }
 
+        internal static Array ReadArray(GentableBinary r)
+        {
+            return new Array(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteArray(global::System.Text.StringBuilder sb, Array r)
         {
             sb.Append('{');

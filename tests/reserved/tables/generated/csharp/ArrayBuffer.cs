@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ArrayBuffer(f0, f1);
         }
 
+        internal static ArrayBuffer ReadArrayBuffer(GentableBinary r)
+        {
+            return new ArrayBuffer(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteArrayBuffer(global::System.Text.StringBuilder sb, ArrayBuffer r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ArrayLike(f0, f1);
         }
 
+        internal static ArrayLike ReadArrayLike(GentableBinary r)
+        {
+            return new ArrayLike(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteArrayLike(global::System.Text.StringBuilder sb, ArrayLike r)
         {
             sb.Append('{');

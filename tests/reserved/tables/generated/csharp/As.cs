@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new As(f0, f1);
         }
 
+        internal static As ReadAs(GentableBinary r)
+        {
+            return new As(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAs(global::System.Text.StringBuilder sb, As r)
         {
             sb.Append('{');

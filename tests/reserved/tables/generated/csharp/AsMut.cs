@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new AsMut(f0, f1);
         }
 
+        internal static AsMut ReadAsMut(GentableBinary r)
+        {
+            return new AsMut(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAsMut(global::System.Text.StringBuilder sb, AsMut r)
         {
             sb.Append('{');

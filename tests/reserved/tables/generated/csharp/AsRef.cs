@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new AsRef(f0, f1);
         }
 
+        internal static AsRef ReadAsRef(GentableBinary r)
+        {
+            return new AsRef(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAsRef(global::System.Text.StringBuilder sb, AsRef r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Ascending(f0, f1);
         }
 
+        internal static Ascending ReadAscending(GentableBinary r)
+        {
+            return new Ascending(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAscending(global::System.Text.StringBuilder sb, Ascending r)
         {
             sb.Append('{');

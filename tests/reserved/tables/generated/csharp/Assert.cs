@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Assert(f0, f1);
         }
 
+        internal static Assert ReadAssert(GentableBinary r)
+        {
+            return new Assert(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAssert(global::System.Text.StringBuilder sb, Assert r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Asserts(f0, f1);
         }
 
+        internal static Asserts ReadAsserts(GentableBinary r)
+        {
+            return new Asserts(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAsserts(global::System.Text.StringBuilder sb, Asserts r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Async(f0, f1);
         }
 
+        internal static Async ReadAsync(GentableBinary r)
+        {
+            return new Async(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAsync(global::System.Text.StringBuilder sb, Async r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Await(f0, f1);
         }
 
+        internal static Await ReadAwait(GentableBinary r)
+        {
+            return new Await(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteAwait(global::System.Text.StringBuilder sb, Await r)
         {
             sb.Append('{');

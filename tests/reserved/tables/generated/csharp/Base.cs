@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Base(f0, f1);
         }
 
+        internal static Base ReadBase(GentableBinary r)
+        {
+            return new Base(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBase(global::System.Text.StringBuilder sb, Base r)
         {
             sb.Append('{');

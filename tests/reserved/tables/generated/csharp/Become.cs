@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Become(f0, f1);
         }
 
+        internal static Become ReadBecome(GentableBinary r)
+        {
+            return new Become(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBecome(global::System.Text.StringBuilder sb, Become r)
         {
             sb.Append('{');

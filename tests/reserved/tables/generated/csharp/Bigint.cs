@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Bigint(f0, f1);
         }
 
+        internal static Bigint ReadBigint(GentableBinary r)
+        {
+            return new Bigint(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBigint(global::System.Text.StringBuilder sb, Bigint r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Bool(f0, f1);
         }
 
+        internal static Bool ReadBool(GentableBinary r)
+        {
+            return new Bool(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBool(global::System.Text.StringBuilder sb, Bool r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Boolean(f0, f1);
         }
 
+        internal static Boolean ReadBoolean(GentableBinary r)
+        {
+            return new Boolean(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBoolean(global::System.Text.StringBuilder sb, Boolean r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Box(f0, f1);
         }
 
+        internal static Box ReadBox(GentableBinary r)
+        {
+            return new Box(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBox(global::System.Text.StringBuilder sb, Box r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Break(f0, f1);
         }
 
+        internal static Break ReadBreak(GentableBinary r)
+        {
+            return new Break(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBreak(global::System.Text.StringBuilder sb, Break r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Buffer(f0, f1);
         }
 
+        internal static Buffer ReadBuffer(GentableBinary r)
+        {
+            return new Buffer(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBuffer(global::System.Text.StringBuilder sb, Buffer r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new By(f0, f1);
         }
 
+        internal static By ReadBy(GentableBinary r)
+        {
+            return new By(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteBy(global::System.Text.StringBuilder sb, By r)
         {
             sb.Append('{');

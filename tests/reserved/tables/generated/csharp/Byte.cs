@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Byte(f0, f1);
         }
 
+        internal static Byte ReadByte(GentableBinary r)
+        {
+            return new Byte(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteByte(global::System.Text.StringBuilder sb, Byte r)
         {
             sb.Append('{');

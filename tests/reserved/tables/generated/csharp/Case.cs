@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Case(f0, f1);
         }
 
+        internal static Case ReadCase(GentableBinary r)
+        {
+            return new Case(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteCase(global::System.Text.StringBuilder sb, Case r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Catch(f0, f1);
         }
 
+        internal static Catch ReadCatch(GentableBinary r)
+        {
+            return new Catch(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteCatch(global::System.Text.StringBuilder sb, Catch r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Char(f0, f1);
         }
 
+        internal static Char ReadChar(GentableBinary r)
+        {
+            return new Char(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteChar(global::System.Text.StringBuilder sb, Char r)
         {
             sb.Append('{');

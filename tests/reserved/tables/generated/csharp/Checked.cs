@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Checked(f0, f1);
         }
 
+        internal static Checked ReadChecked(GentableBinary r)
+        {
+            return new Checked(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteChecked(global::System.Text.StringBuilder sb, Checked r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Class(f0, f1);
         }
 
+        internal static Class ReadClass(GentableBinary r)
+        {
+            return new Class(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteClass(global::System.Text.StringBuilder sb, Class r)
         {
             sb.Append('{');

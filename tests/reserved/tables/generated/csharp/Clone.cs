@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Clone(f0, f1);
         }
 
+        internal static Clone ReadClone(GentableBinary r)
+        {
+            return new Clone(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteClone(global::System.Text.StringBuilder sb, Clone r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Console(f0, f1);
         }
 
+        internal static Console ReadConsole(GentableBinary r)
+        {
+            return new Console(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteConsole(global::System.Text.StringBuilder sb, Console r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Const(f0, f1);
         }
 
+        internal static Const ReadConst(GentableBinary r)
+        {
+            return new Const(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteConst(global::System.Text.StringBuilder sb, Const r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Constructor(f0, f1);
         }
 
+        internal static Constructor ReadConstructor(GentableBinary r)
+        {
+            return new Constructor(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteConstructor(global::System.Text.StringBuilder sb, Constructor r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Continue(f0, f1);
         }
 
+        internal static Continue ReadContinue(GentableBinary r)
+        {
+            return new Continue(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteContinue(global::System.Text.StringBuilder sb, Continue r)
         {
             sb.Append('{');

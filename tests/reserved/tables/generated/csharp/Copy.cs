@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Copy(f0, f1);
         }
 
+        internal static Copy ReadCopy(GentableBinary r)
+        {
+            return new Copy(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteCopy(global::System.Text.StringBuilder sb, Copy r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Core(f0, f1);
         }
 
+        internal static Core ReadCore(GentableBinary r)
+        {
+            return new Core(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteCore(global::System.Text.StringBuilder sb, Core r)
         {
             sb.Append('{');

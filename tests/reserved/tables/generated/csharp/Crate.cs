@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Crate(f0, f1);
         }
 
+        internal static Crate ReadCrate(GentableBinary r)
+        {
+            return new Crate(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteCrate(global::System.Text.StringBuilder sb, Crate r)
         {
             sb.Append('{');

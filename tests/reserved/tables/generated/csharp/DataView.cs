@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new DataView(f0, f1);
         }
 
+        internal static DataView ReadDataView(GentableBinary r)
+        {
+            return new DataView(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDataView(global::System.Text.StringBuilder sb, DataView r)
         {
             sb.Append('{');

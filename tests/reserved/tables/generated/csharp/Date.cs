@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Date(f0, f1);
         }
 
+        internal static Date ReadDate(GentableBinary r)
+        {
+            return new Date(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDate(global::System.Text.StringBuilder sb, Date r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Debug(f0, f1);
         }
 
+        internal static Debug ReadDebug(GentableBinary r)
+        {
+            return new Debug(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDebug(global::System.Text.StringBuilder sb, Debug r)
         {
             sb.Append('{');

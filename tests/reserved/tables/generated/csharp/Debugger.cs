@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Debugger(f0, f1);
         }
 
+        internal static Debugger ReadDebugger(GentableBinary r)
+        {
+            return new Debugger(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDebugger(global::System.Text.StringBuilder sb, Debugger r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Decimal(f0, f1);
         }
 
+        internal static Decimal ReadDecimal(GentableBinary r)
+        {
+            return new Decimal(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDecimal(global::System.Text.StringBuilder sb, Decimal r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Declare(f0, f1);
         }
 
+        internal static Declare ReadDeclare(GentableBinary r)
+        {
+            return new Declare(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDeclare(global::System.Text.StringBuilder sb, Declare r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Default(f0, f1);
         }
 
+        internal static Default ReadDefault(GentableBinary r)
+        {
+            return new Default(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDefault(global::System.Text.StringBuilder sb, Default r)
         {
             sb.Append('{');

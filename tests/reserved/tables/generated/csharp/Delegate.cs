@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Delegate(f0, f1);
         }
 
+        internal static Delegate ReadDelegate(GentableBinary r)
+        {
+            return new Delegate(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDelegate(global::System.Text.StringBuilder sb, Delegate r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Delete(f0, f1);
         }
 
+        internal static Delete ReadDelete(GentableBinary r)
+        {
+            return new Delete(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDelete(global::System.Text.StringBuilder sb, Delete r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Descending(f0, f1);
         }
 
+        internal static Descending ReadDescending(GentableBinary r)
+        {
+            return new Descending(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDescending(global::System.Text.StringBuilder sb, Descending r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Display(f0, f1);
         }
 
+        internal static Display ReadDisplay(GentableBinary r)
+        {
+            return new Display(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDisplay(global::System.Text.StringBuilder sb, Display r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Do(f0, f1);
         }
 
+        internal static Do ReadDo(GentableBinary r)
+        {
+            return new Do(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDo(global::System.Text.StringBuilder sb, Do r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Double(f0, f1);
         }
 
+        internal static Double ReadDouble(GentableBinary r)
+        {
+            return new Double(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDouble(global::System.Text.StringBuilder sb, Double r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new DoubleEndedIterator(f0, f1);
         }
 
+        internal static DoubleEndedIterator ReadDoubleEndedIterator(GentableBinary r)
+        {
+            return new DoubleEndedIterator(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDoubleEndedIterator(global::System.Text.StringBuilder sb, DoubleEndedIterator r)
         {
             sb.Append('{');

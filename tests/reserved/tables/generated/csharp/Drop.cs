@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Drop(f0, f1);
         }
 
+        internal static Drop ReadDrop(GentableBinary r)
+        {
+            return new Drop(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDrop(global::System.Text.StringBuilder sb, Drop r)
         {
             sb.Append('{');

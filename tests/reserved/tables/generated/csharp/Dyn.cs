@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Dyn(f0, f1);
         }
 
+        internal static Dyn ReadDyn(GentableBinary r)
+        {
+            return new Dyn(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDyn(global::System.Text.StringBuilder sb, Dyn r)
         {
             sb.Append('{');

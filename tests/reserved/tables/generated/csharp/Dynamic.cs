@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Dynamic(f0, f1);
         }
 
+        internal static Dynamic ReadDynamic(GentableBinary r)
+        {
+            return new Dynamic(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteDynamic(global::System.Text.StringBuilder sb, Dynamic r)
         {
             sb.Append('{');

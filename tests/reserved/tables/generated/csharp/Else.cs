@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Else(f0, f1);
         }
 
+        internal static Else ReadElse(GentableBinary r)
+        {
+            return new Else(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteElse(global::System.Text.StringBuilder sb, Else r)
         {
             sb.Append('{');

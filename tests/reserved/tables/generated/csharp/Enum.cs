@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Enum(f0, f1);
         }
 
+        internal static Enum ReadEnum(GentableBinary r)
+        {
+            return new Enum(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteEnum(global::System.Text.StringBuilder sb, Enum r)
         {
             sb.Append('{');

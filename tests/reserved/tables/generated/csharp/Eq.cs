@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Eq(f0, f1);
         }
 
+        internal static Eq ReadEq(GentableBinary r)
+        {
+            return new Eq(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteEq(global::System.Text.StringBuilder sb, Eq r)
         {
             sb.Append('{');

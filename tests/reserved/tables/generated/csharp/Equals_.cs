@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Equals_(f0, f1);
         }
 
+        internal static Equals_ ReadEquals_(GentableBinary r)
+        {
+            return new Equals_(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteEquals_(global::System.Text.StringBuilder sb, Equals_ r)
         {
             sb.Append('{');

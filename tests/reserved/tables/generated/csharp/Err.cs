@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Err(f0, f1);
         }
 
+        internal static Err ReadErr(GentableBinary r)
+        {
+            return new Err(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteErr(global::System.Text.StringBuilder sb, Err r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Error(f0, f1);
         }
 
+        internal static Error ReadError(GentableBinary r)
+        {
+            return new Error(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteError(global::System.Text.StringBuilder sb, Error r)
         {
             sb.Append('{');

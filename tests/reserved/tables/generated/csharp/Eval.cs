@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Eval(f0, f1);
         }
 
+        internal static Eval ReadEval(GentableBinary r)
+        {
+            return new Eval(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteEval(global::System.Text.StringBuilder sb, Eval r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new EvalError(f0, f1);
         }
 
+        internal static EvalError ReadEvalError(GentableBinary r)
+        {
+            return new EvalError(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteEvalError(global::System.Text.StringBuilder sb, EvalError r)
         {
             sb.Append('{');

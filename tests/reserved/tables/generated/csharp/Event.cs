@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Event(f0, f1);
         }
 
+        internal static Event ReadEvent(GentableBinary r)
+        {
+            return new Event(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteEvent(global::System.Text.StringBuilder sb, Event r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ExactSizeIterator(f0, f1);
         }
 
+        internal static ExactSizeIterator ReadExactSizeIterator(GentableBinary r)
+        {
+            return new ExactSizeIterator(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExactSizeIterator(global::System.Text.StringBuilder sb, ExactSizeIterator r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Exclude(f0, f1);
         }
 
+        internal static Exclude ReadExclude(GentableBinary r)
+        {
+            return new Exclude(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExclude(global::System.Text.StringBuilder sb, Exclude r)
         {
             sb.Append('{');

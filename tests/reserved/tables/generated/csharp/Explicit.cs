@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Explicit(f0, f1);
         }
 
+        internal static Explicit ReadExplicit(GentableBinary r)
+        {
+            return new Explicit(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExplicit(global::System.Text.StringBuilder sb, Explicit r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Export(f0, f1);
         }
 
+        internal static Export ReadExport(GentableBinary r)
+        {
+            return new Export(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExport(global::System.Text.StringBuilder sb, Export r)
         {
             sb.Append('{');

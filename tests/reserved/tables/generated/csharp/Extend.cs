@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Extend(f0, f1);
         }
 
+        internal static Extend ReadExtend(GentableBinary r)
+        {
+            return new Extend(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExtend(global::System.Text.StringBuilder sb, Extend r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Extends(f0, f1);
         }
 
+        internal static Extends ReadExtends(GentableBinary r)
+        {
+            return new Extends(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExtends(global::System.Text.StringBuilder sb, Extends r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Extern(f0, f1);
         }
 
+        internal static Extern ReadExtern(GentableBinary r)
+        {
+            return new Extern(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExtern(global::System.Text.StringBuilder sb, Extern r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Extract(f0, f1);
         }
 
+        internal static Extract ReadExtract(GentableBinary r)
+        {
+            return new Extract(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteExtract(global::System.Text.StringBuilder sb, Extract r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new F32(f0, f1);
         }
 
+        internal static F32 ReadF32(GentableBinary r)
+        {
+            return new F32(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteF32(global::System.Text.StringBuilder sb, F32 r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new False(f0, f1);
         }
 
+        internal static False ReadFalse(GentableBinary r)
+        {
+            return new False(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFalse(global::System.Text.StringBuilder sb, False r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Field(f0, f1);
         }
 
+        internal static Field ReadField(GentableBinary r)
+        {
+            return new Field(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteField(global::System.Text.StringBuilder sb, Field r)
         {
             sb.Append('{');

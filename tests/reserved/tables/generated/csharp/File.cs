@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new File(f0, f1);
         }
 
+        internal static File ReadFile(GentableBinary r)
+        {
+            return new File(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFile(global::System.Text.StringBuilder sb, File r)
         {
             sb.Append('{');

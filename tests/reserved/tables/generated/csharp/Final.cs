@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Final(f0, f1);
         }
 
+        internal static Final ReadFinal(GentableBinary r)
+        {
+            return new Final(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFinal(global::System.Text.StringBuilder sb, Final r)
         {
             sb.Append('{');

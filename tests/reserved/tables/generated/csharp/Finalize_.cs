@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Finalize_(f0, f1);
         }
 
+        internal static Finalize_ ReadFinalize_(GentableBinary r)
+        {
+            return new Finalize_(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFinalize_(global::System.Text.StringBuilder sb, Finalize_ r)
         {
             sb.Append('{');

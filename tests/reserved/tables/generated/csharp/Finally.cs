@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Finally(f0, f1);
         }
 
+        internal static Finally ReadFinally(GentableBinary r)
+        {
+            return new Finally(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFinally(global::System.Text.StringBuilder sb, Finally r)
         {
             sb.Append('{');

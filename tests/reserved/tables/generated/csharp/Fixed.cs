@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Fixed(f0, f1);
         }
 
+        internal static Fixed ReadFixed(GentableBinary r)
+        {
+            return new Fixed(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFixed(global::System.Text.StringBuilder sb, Fixed r)
         {
             sb.Append('{');

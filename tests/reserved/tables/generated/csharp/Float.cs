@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Float(f0, f1);
         }
 
+        internal static Float ReadFloat(GentableBinary r)
+        {
+            return new Float(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFloat(global::System.Text.StringBuilder sb, Float r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Fn(f0, f1);
         }
 
+        internal static Fn ReadFn(GentableBinary r)
+        {
+            return new Fn(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFn(global::System.Text.StringBuilder sb, Fn r)
         {
             sb.Append('{');

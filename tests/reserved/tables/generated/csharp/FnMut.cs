@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new FnMut(f0, f1);
         }
 
+        internal static FnMut ReadFnMut(GentableBinary r)
+        {
+            return new FnMut(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFnMut(global::System.Text.StringBuilder sb, FnMut r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new FnOnce(f0, f1);
         }
 
+        internal static FnOnce ReadFnOnce(GentableBinary r)
+        {
+            return new FnOnce(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFnOnce(global::System.Text.StringBuilder sb, FnOnce r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new For(f0, f1);
         }
 
+        internal static For ReadFor(GentableBinary r)
+        {
+            return new For(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFor(global::System.Text.StringBuilder sb, For r)
         {
             sb.Append('{');

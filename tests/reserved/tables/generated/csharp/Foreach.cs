@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Foreach(f0, f1);
         }
 
+        internal static Foreach ReadForeach(GentableBinary r)
+        {
+            return new Foreach(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteForeach(global::System.Text.StringBuilder sb, Foreach r)
         {
             sb.Append('{');

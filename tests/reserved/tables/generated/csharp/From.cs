@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new From(f0, f1);
         }
 
+        internal static From ReadFrom(GentableBinary r)
+        {
+            return new From(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFrom(global::System.Text.StringBuilder sb, From r)
         {
             sb.Append('{');

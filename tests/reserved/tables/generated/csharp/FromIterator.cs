@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new FromIterator(f0, f1);
         }
 
+        internal static FromIterator ReadFromIterator(GentableBinary r)
+        {
+            return new FromIterator(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFromIterator(global::System.Text.StringBuilder sb, FromIterator r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Function(f0, f1);
         }
 
+        internal static Function ReadFunction(GentableBinary r)
+        {
+            return new Function(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteFunction(global::System.Text.StringBuilder sb, Function r)
         {
             sb.Append('{');

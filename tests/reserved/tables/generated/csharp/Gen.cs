@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Gen(f0, f1);
         }
 
+        internal static Gen ReadGen(GentableBinary r)
+        {
+            return new Gen(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGen(global::System.Text.StringBuilder sb, Gen r)
         {
             sb.Append('{');

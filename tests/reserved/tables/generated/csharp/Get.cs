@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Get(f0, f1);
         }
 
+        internal static Get ReadGet(GentableBinary r)
+        {
+            return new Get(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGet(global::System.Text.StringBuilder sb, Get r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new GetHashCode_(f0, f1);
         }
 
+        internal static GetHashCode_ ReadGetHashCode_(GentableBinary r)
+        {
+            return new GetHashCode_(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGetHashCode_(global::System.Text.StringBuilder sb, GetHashCode_ r)
         {
             sb.Append('{');

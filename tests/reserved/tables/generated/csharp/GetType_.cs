@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new GetType_(f0, f1);
         }
 
+        internal static GetType_ ReadGetType_(GentableBinary r)
+        {
+            return new GetType_(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGetType_(global::System.Text.StringBuilder sb, GetType_ r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Global(f0, f1);
         }
 
+        internal static Global ReadGlobal(GentableBinary r)
+        {
+            return new Global(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGlobal(global::System.Text.StringBuilder sb, Global r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new GlobalThis(f0, f1);
         }
 
+        internal static GlobalThis ReadGlobalThis(GentableBinary r)
+        {
+            return new GlobalThis(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGlobalThis(global::System.Text.StringBuilder sb, GlobalThis r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Goto(f0, f1);
         }
 
+        internal static Goto ReadGoto(GentableBinary r)
+        {
+            return new Goto(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGoto(global::System.Text.StringBuilder sb, Goto r)
         {
             sb.Append('{');

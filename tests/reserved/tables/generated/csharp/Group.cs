@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Group(f0, f1);
         }
 
+        internal static Group ReadGroup(GentableBinary r)
+        {
+            return new Group(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteGroup(global::System.Text.StringBuilder sb, Group r)
         {
             sb.Append('{');

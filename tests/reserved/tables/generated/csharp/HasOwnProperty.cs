@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new HasOwnProperty(f0, f1);
         }
 
+        internal static HasOwnProperty ReadHasOwnProperty(GentableBinary r)
+        {
+            return new HasOwnProperty(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteHasOwnProperty(global::System.Text.StringBuilder sb, HasOwnProperty r)
         {
             sb.Append('{');

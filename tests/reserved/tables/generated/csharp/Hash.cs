@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Hash(f0, f1);
         }
 
+        internal static Hash ReadHash(GentableBinary r)
+        {
+            return new Hash(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteHash(global::System.Text.StringBuilder sb, Hash r)
         {
             sb.Append('{');

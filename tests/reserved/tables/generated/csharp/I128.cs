@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new I128(f0, f1);
         }
 
+        internal static I128 ReadI128(GentableBinary r)
+        {
+            return new I128(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteI128(global::System.Text.StringBuilder sb, I128 r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new I64(f0, f1);
         }
 
+        internal static I64 ReadI64(GentableBinary r)
+        {
+            return new I64(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteI64(global::System.Text.StringBuilder sb, I64 r)
         {
             sb.Append('{');

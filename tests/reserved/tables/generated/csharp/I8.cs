@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new I8(f0, f1);
         }
 
+        internal static I8 ReadI8(GentableBinary r)
+        {
+            return new I8(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteI8(global::System.Text.StringBuilder sb, I8 r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new If(f0, f1);
         }
 
+        internal static If ReadIf(GentableBinary r)
+        {
+            return new If(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIf(global::System.Text.StringBuilder sb, If r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Impl(f0, f1);
         }
 
+        internal static Impl ReadImpl(GentableBinary r)
+        {
+            return new Impl(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteImpl(global::System.Text.StringBuilder sb, Impl r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Implements(f0, f1);
         }
 
+        internal static Implements ReadImplements(GentableBinary r)
+        {
+            return new Implements(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteImplements(global::System.Text.StringBuilder sb, Implements r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Implicit(f0, f1);
         }
 
+        internal static Implicit ReadImplicit(GentableBinary r)
+        {
+            return new Implicit(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteImplicit(global::System.Text.StringBuilder sb, Implicit r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Import(f0, f1);
         }
 
+        internal static Import ReadImport(GentableBinary r)
+        {
+            return new Import(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteImport(global::System.Text.StringBuilder sb, Import r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new In(f0, f1);
         }
 
+        internal static In ReadIn(GentableBinary r)
+        {
+            return new In(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIn(global::System.Text.StringBuilder sb, In r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Infer(f0, f1);
         }
 
+        internal static Infer ReadInfer(GentableBinary r)
+        {
+            return new Infer(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInfer(global::System.Text.StringBuilder sb, Infer r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Infinity(f0, f1);
         }
 
+        internal static Infinity ReadInfinity(GentableBinary r)
+        {
+            return new Infinity(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInfinity(global::System.Text.StringBuilder sb, Infinity r)
         {
             sb.Append('{');

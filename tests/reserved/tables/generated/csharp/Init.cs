@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Init(f0, f1);
         }
 
+        internal static Init ReadInit(GentableBinary r)
+        {
+            return new Init(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInit(global::System.Text.StringBuilder sb, Init r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new InstanceType(f0, f1);
         }
 
+        internal static InstanceType ReadInstanceType(GentableBinary r)
+        {
+            return new InstanceType(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInstanceType(global::System.Text.StringBuilder sb, InstanceType r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Instanceof(f0, f1);
         }
 
+        internal static Instanceof ReadInstanceof(GentableBinary r)
+        {
+            return new Instanceof(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInstanceof(global::System.Text.StringBuilder sb, Instanceof r)
         {
             sb.Append('{');

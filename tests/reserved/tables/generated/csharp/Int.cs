@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Int(f0, f1);
         }
 
+        internal static Int ReadInt(GentableBinary r)
+        {
+            return new Int(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInt(global::System.Text.StringBuilder sb, Int r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Interface(f0, f1);
         }
 
+        internal static Interface ReadInterface(GentableBinary r)
+        {
+            return new Interface(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInterface(global::System.Text.StringBuilder sb, Interface r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Internal(f0, f1);
         }
 
+        internal static Internal ReadInternal(GentableBinary r)
+        {
+            return new Internal(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInternal(global::System.Text.StringBuilder sb, Internal r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Intl(f0, f1);
         }
 
+        internal static Intl ReadIntl(GentableBinary r)
+        {
+            return new Intl(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIntl(global::System.Text.StringBuilder sb, Intl r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Into(f0, f1);
         }
 
+        internal static Into ReadInto(GentableBinary r)
+        {
+            return new Into(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteInto(global::System.Text.StringBuilder sb, Into r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new IntoIterator(f0, f1);
         }
 
+        internal static IntoIterator ReadIntoIterator(GentableBinary r)
+        {
+            return new IntoIterator(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIntoIterator(global::System.Text.StringBuilder sb, IntoIterator r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Intrinsic(f0, f1);
         }
 
+        internal static Intrinsic ReadIntrinsic(GentableBinary r)
+        {
+            return new Intrinsic(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIntrinsic(global::System.Text.StringBuilder sb, Intrinsic r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Is(f0, f1);
         }
 
+        internal static Is ReadIs(GentableBinary r)
+        {
+            return new Is(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIs(global::System.Text.StringBuilder sb, Is r)
         {
             sb.Append('{');

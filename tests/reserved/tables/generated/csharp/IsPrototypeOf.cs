@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new IsPrototypeOf(f0, f1);
         }
 
+        internal static IsPrototypeOf ReadIsPrototypeOf(GentableBinary r)
+        {
+            return new IsPrototypeOf(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIsPrototypeOf(global::System.Text.StringBuilder sb, IsPrototypeOf r)
         {
             sb.Append('{');

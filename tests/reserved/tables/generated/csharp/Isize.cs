@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Isize(f0, f1);
         }
 
+        internal static Isize ReadIsize(GentableBinary r)
+        {
+            return new Isize(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIsize(global::System.Text.StringBuilder sb, Isize r)
         {
             sb.Append('{');

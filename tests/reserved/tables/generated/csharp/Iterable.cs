@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Iterable(f0, f1);
         }
 
+        internal static Iterable ReadIterable(GentableBinary r)
+        {
+            return new Iterable(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIterable(global::System.Text.StringBuilder sb, Iterable r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new IterableIterator(f0, f1);
         }
 
+        internal static IterableIterator ReadIterableIterator(GentableBinary r)
+        {
+            return new IterableIterator(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIterableIterator(global::System.Text.StringBuilder sb, IterableIterator r)
         {
             sb.Append('{');

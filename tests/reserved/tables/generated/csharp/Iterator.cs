@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Iterator(f0, f1);
         }
 
+        internal static Iterator ReadIterator(GentableBinary r)
+        {
+            return new Iterator(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteIterator(global::System.Text.StringBuilder sb, Iterator r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Join(f0, f1);
         }
 
+        internal static Join ReadJoin(GentableBinary r)
+        {
+            return new Join(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteJoin(global::System.Text.StringBuilder sb, Join r)
         {
             sb.Append('{');

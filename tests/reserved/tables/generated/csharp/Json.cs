@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Json(f0, f1);
         }
 
+        internal static Json ReadJson(GentableBinary r)
+        {
+            return new Json(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteJson(global::System.Text.StringBuilder sb, Json r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Keyof(f0, f1);
         }
 
+        internal static Keyof ReadKeyof(GentableBinary r)
+        {
+            return new Keyof(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteKeyof(global::System.Text.StringBuilder sb, Keyof r)
         {
             sb.Append('{');

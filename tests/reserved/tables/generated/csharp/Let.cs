@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Let(f0, f1);
         }
 
+        internal static Let ReadLet(GentableBinary r)
+        {
+            return new Let(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteLet(global::System.Text.StringBuilder sb, Let r)
         {
             sb.Append('{');

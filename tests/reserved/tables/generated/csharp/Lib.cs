@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Lib(f0, f1);
         }
 
+        internal static Lib ReadLib(GentableBinary r)
+        {
+            return new Lib(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteLib(global::System.Text.StringBuilder sb, Lib r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Lock(f0, f1);
         }
 
+        internal static Lock ReadLock(GentableBinary r)
+        {
+            return new Lock(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteLock(global::System.Text.StringBuilder sb, Lock r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Long(f0, f1);
         }
 
+        internal static Long ReadLong(GentableBinary r)
+        {
+            return new Long(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteLong(global::System.Text.StringBuilder sb, Long r)
         {
             sb.Append('{');

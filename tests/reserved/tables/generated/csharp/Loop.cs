@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Loop(f0, f1);
         }
 
+        internal static Loop ReadLoop(GentableBinary r)
+        {
+            return new Loop(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteLoop(global::System.Text.StringBuilder sb, Loop r)
         {
             sb.Append('{');

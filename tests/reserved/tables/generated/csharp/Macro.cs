@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Macro(f0, f1);
         }
 
+        internal static Macro ReadMacro(GentableBinary r)
+        {
+            return new Macro(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMacro(global::System.Text.StringBuilder sb, Macro r)
         {
             sb.Append('{');

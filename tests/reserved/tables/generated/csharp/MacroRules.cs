@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new MacroRules(f0, f1);
         }
 
+        internal static MacroRules ReadMacroRules(GentableBinary r)
+        {
+            return new MacroRules(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMacroRules(global::System.Text.StringBuilder sb, MacroRules r)
         {
             sb.Append('{');

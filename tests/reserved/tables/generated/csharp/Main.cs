@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Main(f0, f1);
         }
 
+        internal static Main ReadMain(GentableBinary r)
+        {
+            return new Main(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMain(global::System.Text.StringBuilder sb, Main r)
         {
             sb.Append('{');

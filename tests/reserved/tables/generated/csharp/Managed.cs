@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Managed(f0, f1);
         }
 
+        internal static Managed ReadManaged(GentableBinary r)
+        {
+            return new Managed(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteManaged(global::System.Text.StringBuilder sb, Managed r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Map(f0, f1);
         }
 
+        internal static Map ReadMap(GentableBinary r)
+        {
+            return new Map(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMap(global::System.Text.StringBuilder sb, Map r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Match(f0, f1);
         }
 
+        internal static Match ReadMatch(GentableBinary r)
+        {
+            return new Match(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMatch(global::System.Text.StringBuilder sb, Match r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Math(f0, f1);
         }
 
+        internal static Math ReadMath(GentableBinary r)
+        {
+            return new Math(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMath(global::System.Text.StringBuilder sb, Math r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new MemberwiseClone_(f0, f1);
         }
 
+        internal static MemberwiseClone_ ReadMemberwiseClone_(GentableBinary r)
+        {
+            return new MemberwiseClone_(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMemberwiseClone_(global::System.Text.StringBuilder sb, MemberwiseClone_ r)
         {
             sb.Append('{');

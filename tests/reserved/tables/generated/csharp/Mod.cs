@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Mod(f0, f1);
         }
 
+        internal static Mod ReadMod(GentableBinary r)
+        {
+            return new Mod(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMod(global::System.Text.StringBuilder sb, Mod r)
         {
             sb.Append('{');

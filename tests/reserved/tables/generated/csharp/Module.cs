@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Module(f0, f1);
         }
 
+        internal static Module ReadModule(GentableBinary r)
+        {
+            return new Module(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteModule(global::System.Text.StringBuilder sb, Module r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Move(f0, f1);
         }
 
+        internal static Move ReadMove(GentableBinary r)
+        {
+            return new Move(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMove(global::System.Text.StringBuilder sb, Move r)
         {
             sb.Append('{');

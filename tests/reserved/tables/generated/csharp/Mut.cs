@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Mut(f0, f1);
         }
 
+        internal static Mut ReadMut(GentableBinary r)
+        {
+            return new Mut(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteMut(global::System.Text.StringBuilder sb, Mut r)
         {
             sb.Append('{');

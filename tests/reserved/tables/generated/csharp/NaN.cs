@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new NaN(f0, f1);
         }
 
+        internal static NaN ReadNaN(GentableBinary r)
+        {
+            return new NaN(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNaN(global::System.Text.StringBuilder sb, NaN r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Nameof(f0, f1);
         }
 
+        internal static Nameof ReadNameof(GentableBinary r)
+        {
+            return new Nameof(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNameof(global::System.Text.StringBuilder sb, Nameof r)
         {
             sb.Append('{');

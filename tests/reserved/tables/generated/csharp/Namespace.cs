@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Namespace(f0, f1);
         }
 
+        internal static Namespace ReadNamespace(GentableBinary r)
+        {
+            return new Namespace(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNamespace(global::System.Text.StringBuilder sb, Namespace r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Never(f0, f1);
         }
 
+        internal static Never ReadNever(GentableBinary r)
+        {
+            return new Never(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNever(global::System.Text.StringBuilder sb, Never r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new New(f0, f1);
         }
 
+        internal static New ReadNew(GentableBinary r)
+        {
+            return new New(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNew(global::System.Text.StringBuilder sb, New r)
         {
             sb.Append('{');

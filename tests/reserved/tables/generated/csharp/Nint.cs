@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Nint(f0, f1);
         }
 
+        internal static Nint ReadNint(GentableBinary r)
+        {
+            return new Nint(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNint(global::System.Text.StringBuilder sb, Nint r)
         {
             sb.Append('{');

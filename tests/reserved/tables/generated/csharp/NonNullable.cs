@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new NonNullable(f0, f1);
         }
 
+        internal static NonNullable ReadNonNullable(GentableBinary r)
+        {
+            return new NonNullable(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNonNullable(global::System.Text.StringBuilder sb, NonNullable r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new None(f0, f1);
         }
 
+        internal static None ReadNone(GentableBinary r)
+        {
+            return new None(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNone(global::System.Text.StringBuilder sb, None r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Not(f0, f1);
         }
 
+        internal static Not ReadNot(GentableBinary r)
+        {
+            return new Not(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNot(global::System.Text.StringBuilder sb, Not r)
         {
             sb.Append('{');

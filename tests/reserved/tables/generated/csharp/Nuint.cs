@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Nuint(f0, f1);
         }
 
+        internal static Nuint ReadNuint(GentableBinary r)
+        {
+            return new Nuint(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNuint(global::System.Text.StringBuilder sb, Nuint r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Null(f0, f1);
         }
 
+        internal static Null ReadNull(GentableBinary r)
+        {
+            return new Null(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNull(global::System.Text.StringBuilder sb, Null r)
         {
             sb.Append('{');

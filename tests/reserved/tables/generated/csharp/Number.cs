@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Number(f0, f1);
         }
 
+        internal static Number ReadNumber(GentableBinary r)
+        {
+            return new Number(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteNumber(global::System.Text.StringBuilder sb, Number r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Object(f0, f1);
         }
 
+        internal static Object ReadObject(GentableBinary r)
+        {
+            return new Object(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteObject(global::System.Text.StringBuilder sb, Object r)
         {
             sb.Append('{');

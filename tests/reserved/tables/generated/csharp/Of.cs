@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Of(f0, f1);
         }
 
+        internal static Of ReadOf(GentableBinary r)
+        {
+            return new Of(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOf(global::System.Text.StringBuilder sb, Of r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Ok(f0, f1);
         }
 
+        internal static Ok ReadOk(GentableBinary r)
+        {
+            return new Ok(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOk(global::System.Text.StringBuilder sb, Ok r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Omit(f0, f1);
         }
 
+        internal static Omit ReadOmit(GentableBinary r)
+        {
+            return new Omit(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOmit(global::System.Text.StringBuilder sb, Omit r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new On(f0, f1);
         }
 
+        internal static On ReadOn(GentableBinary r)
+        {
+            return new On(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOn(global::System.Text.StringBuilder sb, On r)
         {
             sb.Append('{');

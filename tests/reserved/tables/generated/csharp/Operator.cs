@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Operator(f0, f1);
         }
 
+        internal static Operator ReadOperator(GentableBinary r)
+        {
+            return new Operator(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOperator(global::System.Text.StringBuilder sb, Operator r)
         {
             sb.Append('{');

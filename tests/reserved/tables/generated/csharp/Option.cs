@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Option(f0, f1);
         }
 
+        internal static Option ReadOption(GentableBinary r)
+        {
+            return new Option(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOption(global::System.Text.StringBuilder sb, Option r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Or(f0, f1);
         }
 
+        internal static Or ReadOr(GentableBinary r)
+        {
+            return new Or(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOr(global::System.Text.StringBuilder sb, Or r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Ord(f0, f1);
         }
 
+        internal static Ord ReadOrd(GentableBinary r)
+        {
+            return new Ord(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOrd(global::System.Text.StringBuilder sb, Ord r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Orderby(f0, f1);
         }
 
+        internal static Orderby ReadOrderby(GentableBinary r)
+        {
+            return new Orderby(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOrderby(global::System.Text.StringBuilder sb, Orderby r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Out(f0, f1);
         }
 
+        internal static Out ReadOut(GentableBinary r)
+        {
+            return new Out(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOut(global::System.Text.StringBuilder sb, Out r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Override(f0, f1);
         }
 
+        internal static Override ReadOverride(GentableBinary r)
+        {
+            return new Override(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteOverride(global::System.Text.StringBuilder sb, Override r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Package(f0, f1);
         }
 
+        internal static Package ReadPackage(GentableBinary r)
+        {
+            return new Package(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePackage(global::System.Text.StringBuilder sb, Package r)
         {
             sb.Append('{');

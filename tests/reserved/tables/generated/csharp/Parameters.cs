@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Parameters(f0, f1);
         }
 
+        internal static Parameters ReadParameters(GentableBinary r)
+        {
+            return new Parameters(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteParameters(global::System.Text.StringBuilder sb, Parameters r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Params(f0, f1);
         }
 
+        internal static Params ReadParams(GentableBinary r)
+        {
+            return new Params(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteParams(global::System.Text.StringBuilder sb, Params r)
         {
             sb.Append('{');

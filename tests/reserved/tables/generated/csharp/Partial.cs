@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Partial(f0, f1);
         }
 
+        internal static Partial ReadPartial(GentableBinary r)
+        {
+            return new Partial(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePartial(global::System.Text.StringBuilder sb, Partial r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new PartialEq(f0, f1);
         }
 
+        internal static PartialEq ReadPartialEq(GentableBinary r)
+        {
+            return new PartialEq(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePartialEq(global::System.Text.StringBuilder sb, PartialEq r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new PartialOrd(f0, f1);
         }
 
+        internal static PartialOrd ReadPartialOrd(GentableBinary r)
+        {
+            return new PartialOrd(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePartialOrd(global::System.Text.StringBuilder sb, PartialOrd r)
         {
             sb.Append('{');

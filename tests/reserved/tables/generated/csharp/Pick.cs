@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Pick(f0, f1);
         }
 
+        internal static Pick ReadPick(GentableBinary r)
+        {
+            return new Pick(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePick(global::System.Text.StringBuilder sb, Pick r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Priv(f0, f1);
         }
 
+        internal static Priv ReadPriv(GentableBinary r)
+        {
+            return new Priv(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePriv(global::System.Text.StringBuilder sb, Priv r)
         {
             sb.Append('{');

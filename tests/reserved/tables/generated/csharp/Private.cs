@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Private(f0, f1);
         }
 
+        internal static Private ReadPrivate(GentableBinary r)
+        {
+            return new Private(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePrivate(global::System.Text.StringBuilder sb, Private r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ProcMacro(f0, f1);
         }
 
+        internal static ProcMacro ReadProcMacro(GentableBinary r)
+        {
+            return new ProcMacro(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteProcMacro(global::System.Text.StringBuilder sb, ProcMacro r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Process(f0, f1);
         }
 
+        internal static Process ReadProcess(GentableBinary r)
+        {
+            return new Process(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteProcess(global::System.Text.StringBuilder sb, Process r)
         {
             sb.Append('{');

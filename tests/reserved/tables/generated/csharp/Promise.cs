@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Promise(f0, f1);
         }
 
+        internal static Promise ReadPromise(GentableBinary r)
+        {
+            return new Promise(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePromise(global::System.Text.StringBuilder sb, Promise r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new PropertyIsEnumerable(f0, f1);
         }
 
+        internal static PropertyIsEnumerable ReadPropertyIsEnumerable(GentableBinary r)
+        {
+            return new PropertyIsEnumerable(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePropertyIsEnumerable(global::System.Text.StringBuilder sb, PropertyIsEnumerable r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new PropertyKey(f0, f1);
         }
 
+        internal static PropertyKey ReadPropertyKey(GentableBinary r)
+        {
+            return new PropertyKey(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePropertyKey(global::System.Text.StringBuilder sb, PropertyKey r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Protected(f0, f1);
         }
 
+        internal static Protected ReadProtected(GentableBinary r)
+        {
+            return new Protected(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteProtected(global::System.Text.StringBuilder sb, Protected r)
         {
             sb.Append('{');

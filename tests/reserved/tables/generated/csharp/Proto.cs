@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Proto(f0, f1);
         }
 
+        internal static Proto ReadProto(GentableBinary r)
+        {
+            return new Proto(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteProto(global::System.Text.StringBuilder sb, Proto r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Prototype(f0, f1);
         }
 
+        internal static Prototype ReadPrototype(GentableBinary r)
+        {
+            return new Prototype(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePrototype(global::System.Text.StringBuilder sb, Prototype r)
         {
             sb.Append('{');

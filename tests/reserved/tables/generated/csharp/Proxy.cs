@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Proxy(f0, f1);
         }
 
+        internal static Proxy ReadProxy(GentableBinary r)
+        {
+            return new Proxy(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteProxy(global::System.Text.StringBuilder sb, Proxy r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Pub(f0, f1);
         }
 
+        internal static Pub ReadPub(GentableBinary r)
+        {
+            return new Pub(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePub(global::System.Text.StringBuilder sb, Pub r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Public(f0, f1);
         }
 
+        internal static Public ReadPublic(GentableBinary r)
+        {
+            return new Public(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WritePublic(global::System.Text.StringBuilder sb, Public r)
         {
             sb.Append('{');

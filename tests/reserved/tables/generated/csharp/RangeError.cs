@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new RangeError(f0, f1);
         }
 
+        internal static RangeError ReadRangeError(GentableBinary r)
+        {
+            return new RangeError(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRangeError(global::System.Text.StringBuilder sb, RangeError r)
         {
             sb.Append('{');

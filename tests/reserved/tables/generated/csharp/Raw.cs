@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Raw(f0, f1);
         }
 
+        internal static Raw ReadRaw(GentableBinary r)
+        {
+            return new Raw(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRaw(global::System.Text.StringBuilder sb, Raw r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Readonly(f0, f1);
         }
 
+        internal static Readonly ReadReadonly(GentableBinary r)
+        {
+            return new Readonly(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReadonly(global::System.Text.StringBuilder sb, Readonly r)
         {
             sb.Append('{');

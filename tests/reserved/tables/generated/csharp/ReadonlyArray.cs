@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ReadonlyArray(f0, f1);
         }
 
+        internal static ReadonlyArray ReadReadonlyArray(GentableBinary r)
+        {
+            return new ReadonlyArray(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReadonlyArray(global::System.Text.StringBuilder sb, ReadonlyArray r)
         {
             sb.Append('{');

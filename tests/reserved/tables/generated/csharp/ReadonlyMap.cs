@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ReadonlyMap(f0, f1);
         }
 
+        internal static ReadonlyMap ReadReadonlyMap(GentableBinary r)
+        {
+            return new ReadonlyMap(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReadonlyMap(global::System.Text.StringBuilder sb, ReadonlyMap r)
         {
             sb.Append('{');

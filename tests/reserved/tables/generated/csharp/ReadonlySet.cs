@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ReadonlySet(f0, f1);
         }
 
+        internal static ReadonlySet ReadReadonlySet(GentableBinary r)
+        {
+            return new ReadonlySet(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReadonlySet(global::System.Text.StringBuilder sb, ReadonlySet r)
         {
             sb.Append('{');

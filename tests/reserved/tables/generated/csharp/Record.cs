@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Record(f0, f1);
         }
 
+        internal static Record ReadRecord(GentableBinary r)
+        {
+            return new Record(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRecord(global::System.Text.StringBuilder sb, Record r)
         {
             sb.Append('{');

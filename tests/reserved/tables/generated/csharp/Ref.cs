@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Ref(f0, f1);
         }
 
+        internal static Ref ReadRef(GentableBinary r)
+        {
+            return new Ref(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRef(global::System.Text.StringBuilder sb, Ref r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ReferenceEquals_(f0, f1);
         }
 
+        internal static ReferenceEquals_ ReadReferenceEquals_(GentableBinary r)
+        {
+            return new ReferenceEquals_(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReferenceEquals_(global::System.Text.StringBuilder sb, ReferenceEquals_ r)
         {
             sb.Append('{');

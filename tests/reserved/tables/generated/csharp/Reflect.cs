@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Reflect(f0, f1);
         }
 
+        internal static Reflect ReadReflect(GentableBinary r)
+        {
+            return new Reflect(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReflect(global::System.Text.StringBuilder sb, Reflect r)
         {
             sb.Append('{');

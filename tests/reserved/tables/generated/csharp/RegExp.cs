@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new RegExp(f0, f1);
         }
 
+        internal static RegExp ReadRegExp(GentableBinary r)
+        {
+            return new RegExp(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRegExp(global::System.Text.StringBuilder sb, RegExp r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Remove(f0, f1);
         }
 
+        internal static Remove ReadRemove(GentableBinary r)
+        {
+            return new Remove(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRemove(global::System.Text.StringBuilder sb, Remove r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Require(f0, f1);
         }
 
+        internal static Require ReadRequire(GentableBinary r)
+        {
+            return new Require(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRequire(global::System.Text.StringBuilder sb, Require r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Required(f0, f1);
         }
 
+        internal static Required ReadRequired(GentableBinary r)
+        {
+            return new Required(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteRequired(global::System.Text.StringBuilder sb, Required r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Result(f0, f1);
         }
 
+        internal static Result ReadResult(GentableBinary r)
+        {
+            return new Result(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteResult(global::System.Text.StringBuilder sb, Result r)
         {
             sb.Append('{');

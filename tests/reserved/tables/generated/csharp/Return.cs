@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Return(f0, f1);
         }
 
+        internal static Return ReadReturn(GentableBinary r)
+        {
+            return new Return(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReturn(global::System.Text.StringBuilder sb, Return r)
         {
             sb.Append('{');

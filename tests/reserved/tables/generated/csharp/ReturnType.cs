@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ReturnType(f0, f1);
         }
 
+        internal static ReturnType ReadReturnType(GentableBinary r)
+        {
+            return new ReturnType(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteReturnType(global::System.Text.StringBuilder sb, ReturnType r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Safe(f0, f1);
         }
 
+        internal static Safe ReadSafe(GentableBinary r)
+        {
+            return new Safe(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSafe(global::System.Text.StringBuilder sb, Safe r)
         {
             sb.Append('{');

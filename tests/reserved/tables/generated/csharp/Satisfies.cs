@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Satisfies(f0, f1);
         }
 
+        internal static Satisfies ReadSatisfies(GentableBinary r)
+        {
+            return new Satisfies(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSatisfies(global::System.Text.StringBuilder sb, Satisfies r)
         {
             sb.Append('{');

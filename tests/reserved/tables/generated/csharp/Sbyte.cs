@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Sbyte(f0, f1);
         }
 
+        internal static Sbyte ReadSbyte(GentableBinary r)
+        {
+            return new Sbyte(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSbyte(global::System.Text.StringBuilder sb, Sbyte r)
         {
             sb.Append('{');

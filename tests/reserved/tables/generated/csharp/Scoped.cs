@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Scoped(f0, f1);
         }
 
+        internal static Scoped ReadScoped(GentableBinary r)
+        {
+            return new Scoped(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteScoped(global::System.Text.StringBuilder sb, Scoped r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Sealed(f0, f1);
         }
 
+        internal static Sealed ReadSealed(GentableBinary r)
+        {
+            return new Sealed(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSealed(global::System.Text.StringBuilder sb, Sealed r)
         {
             sb.Append('{');

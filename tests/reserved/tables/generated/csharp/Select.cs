@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Select(f0, f1);
         }
 
+        internal static Select ReadSelect(GentableBinary r)
+        {
+            return new Select(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSelect(global::System.Text.StringBuilder sb, Select r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Self(f0, f1);
         }
 
+        internal static Self ReadSelf(GentableBinary r)
+        {
+            return new Self(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSelf(global::System.Text.StringBuilder sb, Self r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Send(f0, f1);
         }
 
+        internal static Send ReadSend(GentableBinary r)
+        {
+            return new Send(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSend(global::System.Text.StringBuilder sb, Send r)
         {
             sb.Append('{');

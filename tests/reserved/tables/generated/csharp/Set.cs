@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Set(f0, f1);
         }
 
+        internal static Set ReadSet(GentableBinary r)
+        {
+            return new Set(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSet(global::System.Text.StringBuilder sb, Set r)
         {
             sb.Append('{');

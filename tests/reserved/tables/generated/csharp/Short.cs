@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Short(f0, f1);
         }
 
+        internal static Short ReadShort(GentableBinary r)
+        {
+            return new Short(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteShort(global::System.Text.StringBuilder sb, Short r)
         {
             sb.Append('{');

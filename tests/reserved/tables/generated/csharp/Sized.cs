@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Sized(f0, f1);
         }
 
+        internal static Sized ReadSized(GentableBinary r)
+        {
+            return new Sized(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSized(global::System.Text.StringBuilder sb, Sized r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Sizeof(f0, f1);
         }
 
+        internal static Sizeof ReadSizeof(GentableBinary r)
+        {
+            return new Sizeof(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSizeof(global::System.Text.StringBuilder sb, Sizeof r)
         {
             sb.Append('{');

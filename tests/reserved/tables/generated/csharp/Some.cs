@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Some(f0, f1);
         }
 
+        internal static Some ReadSome(GentableBinary r)
+        {
+            return new Some(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSome(global::System.Text.StringBuilder sb, Some r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Stackalloc(f0, f1);
         }
 
+        internal static Stackalloc ReadStackalloc(GentableBinary r)
+        {
+            return new Stackalloc(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteStackalloc(global::System.Text.StringBuilder sb, Stackalloc r)
         {
             sb.Append('{');

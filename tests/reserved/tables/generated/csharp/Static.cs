@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Static(f0, f1);
         }
 
+        internal static Static ReadStatic(GentableBinary r)
+        {
+            return new Static(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteStatic(global::System.Text.StringBuilder sb, Static r)
         {
             sb.Append('{');

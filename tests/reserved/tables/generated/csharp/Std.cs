@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Std(f0, f1);
         }
 
+        internal static Std ReadStd(GentableBinary r)
+        {
+            return new Std(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteStd(global::System.Text.StringBuilder sb, Std r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Str(f0, f1);
         }
 
+        internal static Str ReadStr(GentableBinary r)
+        {
+            return new Str(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteStr(global::System.Text.StringBuilder sb, Str r)
         {
             sb.Append('{');

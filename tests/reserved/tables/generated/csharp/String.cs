@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new String(f0, f1);
         }
 
+        internal static String ReadString(GentableBinary r)
+        {
+            return new String(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteString(global::System.Text.StringBuilder sb, String r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Struct(f0, f1);
         }
 
+        internal static Struct ReadStruct(GentableBinary r)
+        {
+            return new Struct(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteStruct(global::System.Text.StringBuilder sb, Struct r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Super(f0, f1);
         }
 
+        internal static Super ReadSuper(GentableBinary r)
+        {
+            return new Super(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSuper(global::System.Text.StringBuilder sb, Super r)
         {
             sb.Append('{');

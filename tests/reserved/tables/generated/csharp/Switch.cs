@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Switch(f0, f1);
         }
 
+        internal static Switch ReadSwitch(GentableBinary r)
+        {
+            return new Switch(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSwitch(global::System.Text.StringBuilder sb, Switch r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Symbol(f0, f1);
         }
 
+        internal static Symbol ReadSymbol(GentableBinary r)
+        {
+            return new Symbol(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSymbol(global::System.Text.StringBuilder sb, Symbol r)
         {
             sb.Append('{');

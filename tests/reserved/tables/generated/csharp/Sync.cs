@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Sync(f0, f1);
         }
 
+        internal static Sync ReadSync(GentableBinary r)
+        {
+            return new Sync(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSync(global::System.Text.StringBuilder sb, Sync r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new SyntaxError(f0, f1);
         }
 
+        internal static SyntaxError ReadSyntaxError(GentableBinary r)
+        {
+            return new SyntaxError(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteSyntaxError(global::System.Text.StringBuilder sb, SyntaxError r)
         {
             sb.Append('{');

@@ -10,13 +10,13 @@ namespace Reserved.Tables
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "96523b78390cc38bdad593197be4e5a5e2c7ddd64707d603236ea8af99cc2df2";
+        public const string ContentHash = "bcb52f765c4b16a1e7a5786b9e7d60c95128726e01d1fddfef18779152b04caa";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "96523b78390cc38bdad593197be4e5a5e2c7ddd64707d603236ea8af99cc2df2";
+        public const string ProjectHash = "bcb52f765c4b16a1e7a5786b9e7d60c95128726e01d1fddfef18779152b04caa";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -49,7 +49,7 @@ namespace Reserved.Tables
                 case "Exclude": return new[] { "4772557e23550fd019e0eefba893154702626ce3df41c49f81e0b78dcf408591", "298cbcb9fa2927545b2f3fafde513adc493144baf6c8f1f7fe2590beeeef3bf4" };
                 case "Extend": return new[] { "88173f9dc5d91a792e9c7ffc6a7556536c1bfc05f66e0b78170e09fac38d19d9", "51f0fa88ae67d0a21b7c40436a693c5c2e57f5cf16d64e7149634a6699b937c0" };
                 case "Extract": return new[] { "850838fcb8ff9175412c9d5d5e72c8b5e1c159aff4df636b95b36fbb13270599", "19d804e87ae516165ad55dee3dfe943d7376155be6a6cfbdc8f2455e1a4e50b7" };
-                case "Fields": return new[] { "f4a5afc21c1a04c783b905ea11a22eda47a1d79828efd902d78a455a94da15c7", "cfdc509c5616957cf2a057bf5d9cb0e91b7425a2158bff0165e6f4540aad0c3b" };
+                case "Fields": return new[] { "c5a549b47d224985dd836affc27359297987fc70e21454310d2eae55920ef2f0", "3959370f6479f508adf6e8def510130d16faddd14a9789ff760c5cb2c157aec3" };
                 case "Finalize": return new[] { "6156c8f3e920dbb0c12073cae400a5cf31ec277c8711e3cac7e98bff926a2480", "fa2f1bba5ab12dba997f0516623461c66c4b583cd6d51ef2236d45bc277b471d" };
                 case "FnMut": return new[] { "4ef1165073e5658073729ffdfe9aa8f57f90820e1a90ad310d0ea350ded8dc00", "a939a78fe29f3db5ece9374828ca0bedca855980b6387af67fb75980ceb0398c" };
                 case "FnOnce": return new[] { "f61495992f28f4f1aed8de932f84043a4cfef0c9a8bd76c099491df1f0d4470c", "73fee9d9b6bac5a2e014df40470dbae37f6131f5b091b79e553d32b701065d40" };
@@ -127,6 +127,7 @@ namespace Reserved.Tables
                 case "assert": return new[] { "79f4bccb5282200e5a1043dba6d339b60e986bf08646627a196a45c0b60abb30", "bc380c9423f193932f4e0636f3532eafe00f59b3aa9fd0cf2fbba76c89545e1a" };
                 case "asserts": return new[] { "312db27fcba631eb75e9efbe17e2e6f85cd5ac28d64f364ba6af2925b070c7b1", "c5ec1c9c01edef2b68444c67d6872b2b11941466e9ea41767ccf6ac23022b05b" };
                 case "async": return new[] { "0360619bd60447b0207c1ed835812ba765f83f2a8d4cc3509da2e220d2873dac", "a6ce79bfe6f4a6ccb4ac07536f71831aa75e6fbd9f54f2efc0b393118def0abf" };
+                case "at": return new[] { "18a4abcf75fbbee843dc96fde55e4f290c806252ea51bac3f1591b9b48a24983", "f223f522dde21d5d5df77164ebdcf599c664b414d615201903f926a9099ffe2d" };
                 case "await": return new[] { "024ae087a7fd1f5f212eb6ee0c6bf42da9650c8e24d4e03a6e61bdb39819a820", "fe8121fca506f5492acc1b3a216822992f4de855ea58d8111feccc2584c9455a" };
                 case "base": return new[] { "86b1b27f50a3a52637b4144c15e8aec676672262291eccc26076ad5a1030d9c4", "d660ee1715ffd22765536e56881148597166cc2c0196143e0fc9c57c12935a76" };
                 case "become": return new[] { "f2f2e38f2a67d2fc1f8dd3764d36b3cad44a83e2ca8541627d32d03caf842338", "b40697261c37036c649dfb35f91d9e65fc727a6ac2c1d580122d3929796bcbb8" };
@@ -137,6 +138,7 @@ namespace Reserved.Tables
                 case "break": return new[] { "0055c60bf6762b6d52a411eb86a3f741bcc58e4d94cd9b77db3b8f7f5858e834", "f1356b818caf9e66cb3d9a91cfbbc63240d41771f5076acebbde4ea9bfce30dc" };
                 case "by": return new[] { "517a80b24f6078549a9b76133f55d3d636f9d366188889ced68f4b58de85c796", "385f919309982ca6f5f670f32224350bebb91ee3a814e3495f232dabd0d9da96" };
                 case "byte": return new[] { "902169ac6825674a1ecdcb15a083ad3f4cf46a1bcb3f4531c8ce6a6a272076de", "f93dc426aa4ed61316b67eb1c09b9b837cc5ad95d3a69393f119dc720d5a8353" };
+                case "candidate": return new[] { "75b957d6b294d60fcbb5840f6f735ccd638349161f7bc54c7dc2c4146aeb6333", "acdbb284cb64876496c536a48fcaf21dcca481515b5bf7109912c4a460452106" };
                 case "case": return new[] { "417987a47e27d19d628bec42bc5eb69658ed7e0fc4ade8b26c42ea77a5492ebe", "4feac25eacf2841672b0dd96828393fb84e6e55da1735477a16f32cf757b5ee7" };
                 case "catch": return new[] { "33d37c2d7fc632f6aa98335042866a8a543ef6ecf5024d04db0f7306925565b7", "11d7aac11f6562225dc0940ee1d3b0aa4aeb37ef2ab6f6460c23088015ee1e30" };
                 case "char": return new[] { "b24c3cda19601734ca5f1d8024ce7f645b34f16759c94d506223a15305fe1015", "d23a260248eb1fe573208d73058db7bacf1502a74aed4517326c3bf670bad0cf" };
@@ -179,13 +181,16 @@ namespace Reserved.Tables
                 case "fn": return new[] { "cd6806cd74bddb615fbfee350b2940ab0f119768268be872a5ca27fd7043af02", "ce502cdc05db7c733ede07e12f625c43076fccebf3818cbe92d19e1599a404b4" };
                 case "for": return new[] { "9879333b3f56a4373661af71554972c3e9cf37f92a3dc81ac6fe3e62f251fd25", "6add6d9a4dd4be1ec9168309b5399a9d82ebd6797d23b3f2f13e263f41886b4c" };
                 case "foreach": return new[] { "ff6106f2bddb912af9f849054ee137e0f6a639bb2426fdcd67cae41188a96058", "0ad1dd93a9397c863dcea4abfcac0733f5a7b99658e005d2a8415cc3587ffb66" };
+                case "found": return new[] { "a9291fe02075466473f5f94f2fd6fc5c2875cfe35eee11d07a56c789fe46c939", "46f19405b420f7b4beb3c1d1ba1c83c484e57cfc2b2e8990ac2dbd954f3c495c" };
                 case "function": return new[] { "f010344cd7f81a3aeb410c5556eed19e89e2662e26623cd5d7b50118acd69124", "6b372fa5135d843404ee9ad2d66bfb8306e8ddb2822d439864420a10494e838b" };
                 case "gen": return new[] { "90517602a1f4225bf5a2c21c4b15a9dc51a0239f7e88cb71d1015b503d076a52", "8eea76e8dfa59dfd7107258b59a2c26922abc70545f95cdae7400459a2b35cb8" };
+                case "gentableRow": return new[] { "1fc6610ae7fd72371fd649029c5c7d3fcdf20652667aea5d86f4c9608e110184", "e72845bfd8a4a33640059290fb559101f27b5fe61281e49ff34643577d5a5069" };
                 case "get": return new[] { "3cb3ce5bdb3e159e58968b5a4b02da95761c3611e540c4802c05089cac2ef33e", "b18e5649c6aa54772e42e277ce901a9578d17b29f4d434af5e559b7c38fb827f" };
                 case "global": return new[] { "19c843689d8de1a384f516c1cd8d9327dd6a3ced37123996118032b712aa74ef", "531bd8022596aaa92b52b9e23955160364373743b3bd44244c68a132692d7c2f" };
                 case "globalThis": return new[] { "5474364098d32dfbe3e37eefb02f4dd65a85e9a571aa44f340a5cf6df983bb2e", "5a7bbdf59ea6046bd694981d3dd0b702afcd37b7ba4cdd2a3b42b9a4a23ead9a" };
                 case "goto": return new[] { "4673d1a7df79232d40994fba39316dcd48c6e995b3be1b17f99d3e4f2aa2b943", "39096590bd499bdebebeda9310170ff7accb2c8218736cf774a03449ad88434a" };
                 case "group": return new[] { "e81d9cb7d52f7e130fc285dbcd74aea9e54c0d5f070bd0268de5a0cd523b437d", "77d9900c35913ec3e29a658dea04cf6c0af7486a35b81e8dad72c1c4291beca2" };
+                case "has": return new[] { "503def4c073d95df80af5ac253436d8dd74c289580ad0ae7b3e27ddc4d2f45c7", "7f2ca8ab030e25155d51ddc815c7d4740561e19da926fefeb498afa5bcf1ff57" };
                 case "hasOwnProperty": return new[] { "8a37e28ccce156ea87911612be01a4379e1947bdd75f6547a0a7498902cb59f2", "541e1f421c000da3166fabfe3aecd79bf163117fec4de07507c91a95bff4c273" };
                 case "i128": return new[] { "5c8e7add8fade9b205c7867c403662c624627bffa038a23709f9a0e602e90dfd", "635221c5c4d7b7c8943944cdcd2e2d4ff95dfe6427633f384fa9ad515b793739" };
                 case "i16": return new[] { "59a06a6d357740e3977a699877bfa953d3ecfa293bc5475469739a85c921f304", "392dd80fa68093f19447f5a56b80a66a46da888592569ec217a62f50d04fa3b1" };
@@ -209,9 +214,11 @@ namespace Reserved.Tables
                 case "isPrototypeOf": return new[] { "2fc5d7f289f5650ad2dcd8c48a4a5f893490c8b185236d749604845d27f7783f", "7b872899d6702488bebf60534a8e2f624f5542f694a13d6dffdf008703edaf6a" };
                 case "isize": return new[] { "c6b85e2c9a90c40a40f5258d5b6e2a42846a5b6f6eb95ab974e185db8f81f168", "232772dea71bff510972c5ccca027f5d1ed14826bbf7d521c74c4eb7c4a1d333" };
                 case "join": return new[] { "9a44926504535c463befc584c103ec038396ae32daa16cbf847e2de2386b1c22", "50521fad6269a1887f32e15975f4b0a9ca9ca448dd421d6f2b554917ddebea17" };
+                case "key": return new[] { "11d0eeca49a6a3f9fcab6de56df37975663885495ef08b859160ea44dfc8a2d2", "d4a1e0b16f47de7ce38aaff7f1ca0af48fca5951c4690791349e8fb1678d7e2f" };
                 case "keyof": return new[] { "eb5b8457a204cb8944f3f9e21148c55e8e680400e0afabcadfd43a8b0af00de1", "1c484d182f34577e437e1ed3d31b1746815caf262acb6a88c80b8139336f311a" };
                 case "let": return new[] { "461a50cfbeeea58555726e72a38ac20b1c4aa151f3e55454acac161252e906f4", "e2e9eca700c4a4565f8d0051cf8fe6abc3943f095ace0813208c769312355382" };
                 case "lib": return new[] { "176a97cd8dda8ff75f8a4cd54d8122055bb6b2414cfb9daaf82e94e6924e6d56", "8827a1bc2c8eb6ba98107e5616204e5ff5843254f6081075052e6d944e49af63" };
+                case "list": return new[] { "5e25706921646297d3b08d76d9e2caf213ea15e00ab0151fdbefb5033cd2c0ac", "069e6e93469988107bc2907beca3e21453de27ec25656f3e6fdfa88a15cb3a0a" };
                 case "lock": return new[] { "0d3401a7488962c4aaca41fde5ab6f94a425c06fdb9ee272df25624d2599935c", "372c853b824e85b1f17862878251b31d1765c90a61f23a13230abdecbd3f2bb6" };
                 case "long": return new[] { "b18f89cf2688caca30692d76bc8bbdf89fbfe337e079024eb93c7cccc0fba458", "6b0c14ce8be0d081833f8de66a10819f8bee611038d4e1a602f6c8c53e94d050" };
                 case "loop": return new[] { "939d1695fc37ce5c5b896df82b1d0894466ee7c5973a89ebf56c10d64b3ae008", "0b1d9f6146e6cd27386f3491174eb1d5a6c9bb58bfdb115011a976c1719f8ae2" };
@@ -244,6 +251,7 @@ namespace Reserved.Tables
                 case "package": return new[] { "e81960feaebca7b25150433868cae2699ce17c3986509b433cc1925f626d84ab", "f2760e0706ae3be1ca10d90e42bd2ffbe5875f9e8913502c731c3adc6ef7c0e7" };
                 case "params": return new[] { "b59fdbd84b2e00192808a265f084a7434f06c98cf371e7dc1242c0afec32e53e", "4a2859cb168e2863d0d0b5b0040ab2af1022898e0ac3d3895a06f6f0feb090ea" };
                 case "partial": return new[] { "6013a48a9ddd7d1134d26601cd9dfd3151b96b2ef03c042ffe6d6b0d7ec71795", "d5d9fc1724f98b56e4de2a12f9a36a4b6077a785051bbd83b2e7affa935c8e01" };
+                case "parts": return new[] { "7a70c823da8cd65bb43c647da452d0f79fe6cdf6e779bfc9277e9f22ba18d0a6", "2522c25c6947df7a85389f30c71d7f717f3b92a8176142843309e0898a071a26" };
                 case "priv": return new[] { "5cad75ee83e6eed9859ee1f0575c09a25c90bac5060479c46a2d5d16844999b8", "f70dfa8831b93e6f338f29e001baa6b8c0811d3ea549e0c82db8d2197b997bb2" };
                 case "private": return new[] { "173509cdf1951b807e6cd31a45a596e8994ec5e354fd1536b44b2805ef0ea628", "0a86766d6556cad1e2cc74414c017930ef85fefb9c852fd78aa239f36240f06f" };
                 case "proc_macro": return new[] { "e5dbe24d41c2137d95665a4cbc15bfa1ef3a6a97cf58581a3df182d03160eb1a", "6d2d8fff8b6e13bf36b336685892bbc4406568d70290bc98c915116a5c8c11b5" };
@@ -261,6 +269,8 @@ namespace Reserved.Tables
                 case "require": return new[] { "b6fc6e118daf70576ceaa3cabd6c8fe0cfc35432692c86fc3fed6b4e7a8aba93", "1e34e262df83e7065d452f292d0c3150e312948d0fbb10eb2cfa5db12da14d90" };
                 case "required": return new[] { "21865504165682bbf12c929bd9e1c21d42f72a7d9592becd82808e7e8dc1c22c", "29b2f2011f8be8cdc9a84847fca488bbed90561b3395ac49d88d1e5c04e2c81d" };
                 case "return": return new[] { "d110eb50f642854cd3ae89002da1a1d210c573b18da27d41afa347e7c1ebc13a", "c785418f9e6b53804d4e4b989553a06e8d1e2fc0e7260fcb475c2a4ac5d9eb2a" };
+                case "row": return new[] { "7a9a50121880772202246332276f714967825ce4f2391d8334145e182422ef3c", "91cf3d112b8045464af8ac4b3648988ea63963d7977e683838e345a373b99715" };
+                case "rows": return new[] { "5d8f638aff73070a544a6438c7d565de23dec6e56fb0044b9641c56780babd62", "62ebeff203b334d22919e31f1a09d7a65d2091f9c29cf75f232c1f623224e01f" };
                 case "safe": return new[] { "5df26a2985f03344b8947e2eaccc1bd5168c0ee11b623570b2c74bc6761399d3", "407e584dc2e7c3ceed1607332e0badf02071c7a96315576fcc877c0a2d7598fc" };
                 case "satisfies": return new[] { "f7d2640474647ee503ca5571f384c4173a5c70b0f21e59b2c2ad17952360bfea", "dc0c90fb8cb34010741b3b3cca49d10cdfb1013ed9b3111afad52f9c5e465852" };
                 case "sbyte": return new[] { "a7950a59a5445b0ba4b14e440726de22f3ce2d4f112c40a1f3fcb84d839060a5", "9fb1d9c33c0faa178eb4eeb12f3d7d346c4d454d44232b92246e1eff2776a4cb" };
@@ -279,6 +289,7 @@ namespace Reserved.Tables
                 case "super": return new[] { "bdbcfc83fe994cefdd6a1d85178eae79eafed4dfb8f8e768cbd39aba381e7471", "2596f38e8bf15be0ab860b9c24a749beac7fd1e1bbb5a11c5838f37b58f8912e" };
                 case "switch": return new[] { "6db4309d867d10dabd0b017305fc2d699179e6b14c322fde333332882cf396e0", "a6c58bcd08cbf9c25dcab6cd5909aa34c0789aa370bc5130cf65baa4dda7c908" };
                 case "symbol": return new[] { "ad34defa8979e8583547a6858d98c4d81f6e29288bccf845201e741f271e4c8f", "57ea05ec89627e5d9cb35e2d1b8cad49ed4cd737adadcb035103ecb9c3aadc54" };
+                case "table": return new[] { "a58e825b0554cbdb60d5477d73038bd2cee110c53735f3b7a77bb7b084e65a79", "e4b0335eb5a8e7551fdac7213d00f2774cba002cc3933998b10b2a06995cda80" };
                 case "test": return new[] { "757a9ed44ff8ca989e5cbf01ddf2012e95427f6bf874cfe2f0162ea3046e9389", "cb2716315b11846c3750ab445e372a7b1cf2068d2947091291defde837dd84e3" };
                 case "this": return new[] { "b6c12c1dc711f4fd5c20bdc53d58f3e9cf138f753967d62a8477743e75a802d8", "9ca5ac263dcc1b187a5e6a64d7e01edc752211fec9b3457375a853e3b2377b28" };
                 case "throw": return new[] { "4e8a23b505a6cb21a8009aac42a35f02707cc16781802ca3724953e08df95e79", "b5580af95975453208aa74cb4dc97343f25ca28d0ea189b061fe809977b22ac0" };

@@ -517,6 +517,11 @@ namespace Reserved.Tables
         /// <summary>
         /// A table named by a reserved name.
         /// </summary>
+        public AtTable At { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
         public AwaitTable Await { get; }
 
         /// <summary>
@@ -563,6 +568,11 @@ namespace Reserved.Tables
         /// A table named by a reserved name.
         /// </summary>
         public ByteTable Byte { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
+        public CandidateTable Candidate { get; }
 
         /// <summary>
         /// A table named by a reserved name.
@@ -777,12 +787,22 @@ namespace Reserved.Tables
         /// <summary>
         /// A table named by a reserved name.
         /// </summary>
+        public FoundTable Found { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
         public FunctionTable Function { get; }
 
         /// <summary>
         /// A table named by a reserved name.
         /// </summary>
         public GenTable Gen { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
+        public GentableRowTable GentableRow { get; }
 
         /// <summary>
         /// A table named by a reserved name.
@@ -808,6 +828,11 @@ namespace Reserved.Tables
         /// A table named by a reserved name.
         /// </summary>
         public GroupTable Group { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
+        public HasTable Has { get; }
 
         /// <summary>
         /// A table named by a reserved name.
@@ -927,6 +952,11 @@ namespace Reserved.Tables
         /// <summary>
         /// A table named by a reserved name.
         /// </summary>
+        public KeyTable Key { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
         public KeyofTable Keyof { get; }
 
         /// <summary>
@@ -938,6 +968,11 @@ namespace Reserved.Tables
         /// A table named by a reserved name.
         /// </summary>
         public LibTable Lib { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
+        public ListTable List { get; }
 
         /// <summary>
         /// A table named by a reserved name.
@@ -1102,6 +1137,11 @@ namespace Reserved.Tables
         /// <summary>
         /// A table named by a reserved name.
         /// </summary>
+        public PartsTable Parts { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
         public PrivTable Priv { get; }
 
         /// <summary>
@@ -1183,6 +1223,16 @@ namespace Reserved.Tables
         /// A table named by a reserved name.
         /// </summary>
         public ReturnTable Return { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
+        public RowTable Row { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
+        public RowsTable Rows { get; }
 
         /// <summary>
         /// A table named by a reserved name.
@@ -1273,6 +1323,11 @@ namespace Reserved.Tables
         /// A table named by a reserved name.
         /// </summary>
         public SymbolTable Symbol { get; }
+
+        /// <summary>
+        /// A table named by a reserved name.
+        /// </summary>
+        public TableTable Table { get; }
 
         /// <summary>
         /// A table named by a reserved name.
@@ -1469,7 +1524,7 @@ namespace Reserved.Tables
         /// </summary>
         public YieldTable Yield { get; }
 
-        private Tables(ArrayTable t0, ArrayBufferTable t1, ArrayLikeTable t2, AsMutTable t3, AsRefTable t4, BufferTable t5, CloneTable t6, CopyTable t7, DataViewTable t8, DateTable t9, DebugTable t10, DefaultTable t11, DisplayTable t12, DoubleEndedIteratorTable t13, DropTable t14, EqTable t15, ErrTable t16, ErrorTable t17, EvalErrorTable t18, ExactSizeIteratorTable t19, ExcludeTable t20, ExtendTable t21, ExtractTable t22, FieldsTable t23, Finalize_Table t24, FnMutTable t25, FnOnceTable t26, FromTable t27, FromIteratorTable t28, GetHashCode_Table t29, GetType_Table t30, HashTable t31, InfinityTable t32, InstanceTypeTable t33, IntlTable t34, IntoTable t35, IntoIteratorTable t36, IterableTable t37, IterableIteratorTable t38, IteratorTable t39, JsonTable t40, MapTable t41, MathTable t42, MemberwiseClone_Table t43, NaNTable t44, NonNullableTable t45, NoneTable t46, OkTable t47, OmitTable t48, OptionTable t49, OrdTable t50, ParametersTable t51, PartialEqTable t52, PartialOrdTable t53, PickTable t54, PromiseTable t55, PropertyKeyTable t56, ProxyTable t57, RangeErrorTable t58, ReadonlyArrayTable t59, ReadonlyMapTable t60, ReadonlySetTable t61, ReferenceEquals_Table t62, ReflectTable t63, RegExpTable t64, ResultTable t65, ReturnTypeTable t66, SendTable t67, SizedTable t68, SomeTable t69, StringTable t70, SyncTable t71, SyntaxErrorTable t72, TextDecoderTable t73, TextEncoderTable t74, ToOwnedTable t75, ToString_Table t76, TryFromTable t77, TryIntoTable t78, TypeErrorTable t79, UriErrorTable t80, UrlTable t81, Uint8arrayTable t82, UnpinTable t83, VecTable t84, WeakMapTable t85, WeakSetTable t86, ProtoTable t87, AbstractTable t88, AccessorTable t89, AddTable t90, AliasTable t91, AllocTable t92, AndTable t93, AnyTable t94, ArgumentsTable t95, AsTable t96, AscendingTable t97, AssertTable t98, AssertsTable t99, AsyncTable t100, AwaitTable t101, BaseTable t102, BecomeTable t103, BigintTable t104, BoolTable t105, BooleanTable t106, BoxTable t107, BreakTable t108, ByTable t109, ByteTable t110, CaseTable t111, CatchTable t112, CharTable t113, CheckedTable t114, ClassTable t115, ConsoleTable t116, ConstTable t117, ConstructorTable t118, ContinueTable t119, CoreTable t120, CrateTable t121, DebuggerTable t122, DecimalTable t123, DeclareTable t124, DelegateTable t125, DeleteTable t126, DescendingTable t127, DoTable t128, DoubleTable t129, DynTable t130, DynamicTable t131, ElseTable t132, EnumTable t133, Equals_Table t134, EvalTable t135, EventTable t136, ExplicitTable t137, ExportTable t138, ExtendsTable t139, ExternTable t140, F32Table t141, F64Table t142, FalseTable t143, FieldTable t144, FileTable t145, FinalTable t146, FinallyTable t147, FixedTable t148, FloatTable t149, FnTable t150, ForTable t151, ForeachTable t152, FunctionTable t153, GenTable t154, GetTable t155, GlobalTable t156, GlobalThisTable t157, GotoTable t158, GroupTable t159, HasOwnPropertyTable t160, I128Table t161, I16Table t162, I32Table t163, I64Table t164, I8Table t165, IfTable t166, ImplTable t167, ImplementsTable t168, ImplicitTable t169, ImportTable t170, InTable t171, InferTable t172, InitTable t173, InstanceofTable t174, IntTable t175, InterfaceTable t176, InternalTable t177, IntrinsicTable t178, IsTable t179, IsPrototypeOfTable t180, IsizeTable t181, JoinTable t182, KeyofTable t183, LetTable t184, LibTable t185, LockTable t186, LongTable t187, LoopTable t188, MacroTable t189, MacroRulesTable t190, MainTable t191, ManagedTable t192, MatchTable t193, ModTable t194, ModuleTable t195, MoveTable t196, MutTable t197, NameofTable t198, NamespaceTable t199, NeverTable t200, NewTable t201, NintTable t202, NotTable t203, NuintTable t204, NullTable t205, NumberTable t206, ObjectTable t207, OfTable t208, OnTable t209, OperatorTable t210, OrTable t211, OrderbyTable t212, OutTable t213, OverrideTable t214, PackageTable t215, ParamsTable t216, PartialTable t217, PrivTable t218, PrivateTable t219, ProcMacroTable t220, ProcessTable t221, PropertyIsEnumerableTable t222, ProtectedTable t223, PrototypeTable t224, PubTable t225, PublicTable t226, RawTable t227, ReadonlyTable t228, RecordTable t229, RefTable t230, RemoveTable t231, RequireTable t232, RequiredTable t233, ReturnTable t234, SafeTable t235, SatisfiesTable t236, SbyteTable t237, ScopedTable t238, SealedTable t239, SelectTable t240, SelfTable t241, SetTable t242, ShortTable t243, SizeofTable t244, StackallocTable t245, StaticTable t246, StdTable t247, StrTable t248, StructTable t249, SuperTable t250, SwitchTable t251, SymbolTable t252, TestTable t253, ThisTable t254, ThrowTable t255, ToLocaleStringTable t256, TraitTable t257, TrueTable t258, TryTable t259, TypeTable t260, TypeofTable t261, U128Table t262, U16Table t263, U32Table t264, U64Table t265, U8Table t266, UintTable t267, UlongTable t268, UncheckedTable t269, UndefinedTable t270, UnionTable t271, UniqueTable t272, UnknownTable t273, UnmanagedTable t274, UnsafeTable t275, UnsizedTable t276, UseTable t277, UshortTable t278, UsingTable t279, UsizeTable t280, ValueTable t281, ValueOfTable t282, VarTable t283, VirtualTable t284, VoidTable t285, VolatileTable t286, WhenTable t287, WhereTable t288, WhileTable t289, WithTable t290, YieldTable t291)
+        private Tables(ArrayTable t0, ArrayBufferTable t1, ArrayLikeTable t2, AsMutTable t3, AsRefTable t4, BufferTable t5, CloneTable t6, CopyTable t7, DataViewTable t8, DateTable t9, DebugTable t10, DefaultTable t11, DisplayTable t12, DoubleEndedIteratorTable t13, DropTable t14, EqTable t15, ErrTable t16, ErrorTable t17, EvalErrorTable t18, ExactSizeIteratorTable t19, ExcludeTable t20, ExtendTable t21, ExtractTable t22, FieldsTable t23, Finalize_Table t24, FnMutTable t25, FnOnceTable t26, FromTable t27, FromIteratorTable t28, GetHashCode_Table t29, GetType_Table t30, HashTable t31, InfinityTable t32, InstanceTypeTable t33, IntlTable t34, IntoTable t35, IntoIteratorTable t36, IterableTable t37, IterableIteratorTable t38, IteratorTable t39, JsonTable t40, MapTable t41, MathTable t42, MemberwiseClone_Table t43, NaNTable t44, NonNullableTable t45, NoneTable t46, OkTable t47, OmitTable t48, OptionTable t49, OrdTable t50, ParametersTable t51, PartialEqTable t52, PartialOrdTable t53, PickTable t54, PromiseTable t55, PropertyKeyTable t56, ProxyTable t57, RangeErrorTable t58, ReadonlyArrayTable t59, ReadonlyMapTable t60, ReadonlySetTable t61, ReferenceEquals_Table t62, ReflectTable t63, RegExpTable t64, ResultTable t65, ReturnTypeTable t66, SendTable t67, SizedTable t68, SomeTable t69, StringTable t70, SyncTable t71, SyntaxErrorTable t72, TextDecoderTable t73, TextEncoderTable t74, ToOwnedTable t75, ToString_Table t76, TryFromTable t77, TryIntoTable t78, TypeErrorTable t79, UriErrorTable t80, UrlTable t81, Uint8arrayTable t82, UnpinTable t83, VecTable t84, WeakMapTable t85, WeakSetTable t86, ProtoTable t87, AbstractTable t88, AccessorTable t89, AddTable t90, AliasTable t91, AllocTable t92, AndTable t93, AnyTable t94, ArgumentsTable t95, AsTable t96, AscendingTable t97, AssertTable t98, AssertsTable t99, AsyncTable t100, AtTable t101, AwaitTable t102, BaseTable t103, BecomeTable t104, BigintTable t105, BoolTable t106, BooleanTable t107, BoxTable t108, BreakTable t109, ByTable t110, ByteTable t111, CandidateTable t112, CaseTable t113, CatchTable t114, CharTable t115, CheckedTable t116, ClassTable t117, ConsoleTable t118, ConstTable t119, ConstructorTable t120, ContinueTable t121, CoreTable t122, CrateTable t123, DebuggerTable t124, DecimalTable t125, DeclareTable t126, DelegateTable t127, DeleteTable t128, DescendingTable t129, DoTable t130, DoubleTable t131, DynTable t132, DynamicTable t133, ElseTable t134, EnumTable t135, Equals_Table t136, EvalTable t137, EventTable t138, ExplicitTable t139, ExportTable t140, ExtendsTable t141, ExternTable t142, F32Table t143, F64Table t144, FalseTable t145, FieldTable t146, FileTable t147, FinalTable t148, FinallyTable t149, FixedTable t150, FloatTable t151, FnTable t152, ForTable t153, ForeachTable t154, FoundTable t155, FunctionTable t156, GenTable t157, GentableRowTable t158, GetTable t159, GlobalTable t160, GlobalThisTable t161, GotoTable t162, GroupTable t163, HasTable t164, HasOwnPropertyTable t165, I128Table t166, I16Table t167, I32Table t168, I64Table t169, I8Table t170, IfTable t171, ImplTable t172, ImplementsTable t173, ImplicitTable t174, ImportTable t175, InTable t176, InferTable t177, InitTable t178, InstanceofTable t179, IntTable t180, InterfaceTable t181, InternalTable t182, IntrinsicTable t183, IsTable t184, IsPrototypeOfTable t185, IsizeTable t186, JoinTable t187, KeyTable t188, KeyofTable t189, LetTable t190, LibTable t191, ListTable t192, LockTable t193, LongTable t194, LoopTable t195, MacroTable t196, MacroRulesTable t197, MainTable t198, ManagedTable t199, MatchTable t200, ModTable t201, ModuleTable t202, MoveTable t203, MutTable t204, NameofTable t205, NamespaceTable t206, NeverTable t207, NewTable t208, NintTable t209, NotTable t210, NuintTable t211, NullTable t212, NumberTable t213, ObjectTable t214, OfTable t215, OnTable t216, OperatorTable t217, OrTable t218, OrderbyTable t219, OutTable t220, OverrideTable t221, PackageTable t222, ParamsTable t223, PartialTable t224, PartsTable t225, PrivTable t226, PrivateTable t227, ProcMacroTable t228, ProcessTable t229, PropertyIsEnumerableTable t230, ProtectedTable t231, PrototypeTable t232, PubTable t233, PublicTable t234, RawTable t235, ReadonlyTable t236, RecordTable t237, RefTable t238, RemoveTable t239, RequireTable t240, RequiredTable t241, ReturnTable t242, RowTable t243, RowsTable t244, SafeTable t245, SatisfiesTable t246, SbyteTable t247, ScopedTable t248, SealedTable t249, SelectTable t250, SelfTable t251, SetTable t252, ShortTable t253, SizeofTable t254, StackallocTable t255, StaticTable t256, StdTable t257, StrTable t258, StructTable t259, SuperTable t260, SwitchTable t261, SymbolTable t262, TableTable t263, TestTable t264, ThisTable t265, ThrowTable t266, ToLocaleStringTable t267, TraitTable t268, TrueTable t269, TryTable t270, TypeTable t271, TypeofTable t272, U128Table t273, U16Table t274, U32Table t275, U64Table t276, U8Table t277, UintTable t278, UlongTable t279, UncheckedTable t280, UndefinedTable t281, UnionTable t282, UniqueTable t283, UnknownTable t284, UnmanagedTable t285, UnsafeTable t286, UnsizedTable t287, UseTable t288, UshortTable t289, UsingTable t290, UsizeTable t291, ValueTable t292, ValueOfTable t293, VarTable t294, VirtualTable t295, VoidTable t296, VolatileTable t297, WhenTable t298, WhereTable t299, WhileTable t300, WithTable t301, YieldTable t302)
         {
             this.Array = t0;
             this.ArrayBuffer = t1;
@@ -1572,204 +1627,215 @@ namespace Reserved.Tables
             this.Assert = t98;
             this.Asserts = t99;
             this.Async = t100;
-            this.Await = t101;
-            this.Base = t102;
-            this.Become = t103;
-            this.Bigint = t104;
-            this.Bool = t105;
-            this.Boolean = t106;
-            this.Box = t107;
-            this.Break = t108;
-            this.By = t109;
-            this.Byte = t110;
-            this.Case = t111;
-            this.Catch = t112;
-            this.Char = t113;
-            this.Checked = t114;
-            this.Class = t115;
-            this.Console = t116;
-            this.Const = t117;
-            this.Constructor = t118;
-            this.Continue = t119;
-            this.Core = t120;
-            this.Crate = t121;
-            this.Debugger = t122;
-            this.Decimal = t123;
-            this.Declare = t124;
-            this.Delegate = t125;
-            this.Delete = t126;
-            this.Descending = t127;
-            this.Do = t128;
-            this.Double = t129;
-            this.Dyn = t130;
-            this.Dynamic = t131;
-            this.Else = t132;
-            this.Enum = t133;
-            this.Equals_ = t134;
-            this.Eval = t135;
-            this.Event = t136;
-            this.Explicit = t137;
-            this.Export = t138;
-            this.Extends = t139;
-            this.Extern = t140;
-            this.F32 = t141;
-            this.F64 = t142;
-            this.False = t143;
-            this.Field = t144;
-            this.File = t145;
-            this.Final = t146;
-            this.Finally = t147;
-            this.Fixed = t148;
-            this.Float = t149;
-            this.Fn = t150;
-            this.For = t151;
-            this.Foreach = t152;
-            this.Function = t153;
-            this.Gen = t154;
-            this.Get = t155;
-            this.Global = t156;
-            this.GlobalThis = t157;
-            this.Goto = t158;
-            this.Group = t159;
-            this.HasOwnProperty = t160;
-            this.I128 = t161;
-            this.I16 = t162;
-            this.I32 = t163;
-            this.I64 = t164;
-            this.I8 = t165;
-            this.If = t166;
-            this.Impl = t167;
-            this.Implements = t168;
-            this.Implicit = t169;
-            this.Import = t170;
-            this.In = t171;
-            this.Infer = t172;
-            this.Init = t173;
-            this.Instanceof = t174;
-            this.Int = t175;
-            this.Interface = t176;
-            this.Internal = t177;
-            this.Intrinsic = t178;
-            this.Is = t179;
-            this.IsPrototypeOf = t180;
-            this.Isize = t181;
-            this.Join = t182;
-            this.Keyof = t183;
-            this.Let = t184;
-            this.Lib = t185;
-            this.Lock = t186;
-            this.Long = t187;
-            this.Loop = t188;
-            this.Macro = t189;
-            this.MacroRules = t190;
-            this.Main = t191;
-            this.Managed = t192;
-            this.Match = t193;
-            this.Mod = t194;
-            this.Module = t195;
-            this.Move = t196;
-            this.Mut = t197;
-            this.Nameof = t198;
-            this.Namespace = t199;
-            this.Never = t200;
-            this.New = t201;
-            this.Nint = t202;
-            this.Not = t203;
-            this.Nuint = t204;
-            this.Null = t205;
-            this.Number = t206;
-            this.Object = t207;
-            this.Of = t208;
-            this.On = t209;
-            this.Operator = t210;
-            this.Or = t211;
-            this.Orderby = t212;
-            this.Out = t213;
-            this.Override = t214;
-            this.Package = t215;
-            this.Params = t216;
-            this.Partial = t217;
-            this.Priv = t218;
-            this.Private = t219;
-            this.ProcMacro = t220;
-            this.Process = t221;
-            this.PropertyIsEnumerable = t222;
-            this.Protected = t223;
-            this.Prototype = t224;
-            this.Pub = t225;
-            this.Public = t226;
-            this.Raw = t227;
-            this.Readonly = t228;
-            this.Record = t229;
-            this.Ref = t230;
-            this.Remove = t231;
-            this.Require = t232;
-            this.Required = t233;
-            this.Return = t234;
-            this.Safe = t235;
-            this.Satisfies = t236;
-            this.Sbyte = t237;
-            this.Scoped = t238;
-            this.Sealed = t239;
-            this.Select = t240;
-            this.Self = t241;
-            this.Set = t242;
-            this.Short = t243;
-            this.Sizeof = t244;
-            this.Stackalloc = t245;
-            this.Static = t246;
-            this.Std = t247;
-            this.Str = t248;
-            this.Struct = t249;
-            this.Super = t250;
-            this.Switch = t251;
-            this.Symbol = t252;
-            this.Test = t253;
-            this.This = t254;
-            this.Throw = t255;
-            this.ToLocaleString = t256;
-            this.Trait = t257;
-            this.True = t258;
-            this.Try = t259;
-            this.Type = t260;
-            this.Typeof = t261;
-            this.U128 = t262;
-            this.U16 = t263;
-            this.U32 = t264;
-            this.U64 = t265;
-            this.U8 = t266;
-            this.Uint = t267;
-            this.Ulong = t268;
-            this.Unchecked = t269;
-            this.Undefined = t270;
-            this.Union = t271;
-            this.Unique = t272;
-            this.Unknown = t273;
-            this.Unmanaged = t274;
-            this.Unsafe = t275;
-            this.Unsized = t276;
-            this.Use = t277;
-            this.Ushort = t278;
-            this.Using = t279;
-            this.Usize = t280;
-            this.Value = t281;
-            this.ValueOf = t282;
-            this.Var = t283;
-            this.Virtual = t284;
-            this.Void = t285;
-            this.Volatile = t286;
-            this.When = t287;
-            this.Where = t288;
-            this.While = t289;
-            this.With = t290;
-            this.Yield = t291;
+            this.At = t101;
+            this.Await = t102;
+            this.Base = t103;
+            this.Become = t104;
+            this.Bigint = t105;
+            this.Bool = t106;
+            this.Boolean = t107;
+            this.Box = t108;
+            this.Break = t109;
+            this.By = t110;
+            this.Byte = t111;
+            this.Candidate = t112;
+            this.Case = t113;
+            this.Catch = t114;
+            this.Char = t115;
+            this.Checked = t116;
+            this.Class = t117;
+            this.Console = t118;
+            this.Const = t119;
+            this.Constructor = t120;
+            this.Continue = t121;
+            this.Core = t122;
+            this.Crate = t123;
+            this.Debugger = t124;
+            this.Decimal = t125;
+            this.Declare = t126;
+            this.Delegate = t127;
+            this.Delete = t128;
+            this.Descending = t129;
+            this.Do = t130;
+            this.Double = t131;
+            this.Dyn = t132;
+            this.Dynamic = t133;
+            this.Else = t134;
+            this.Enum = t135;
+            this.Equals_ = t136;
+            this.Eval = t137;
+            this.Event = t138;
+            this.Explicit = t139;
+            this.Export = t140;
+            this.Extends = t141;
+            this.Extern = t142;
+            this.F32 = t143;
+            this.F64 = t144;
+            this.False = t145;
+            this.Field = t146;
+            this.File = t147;
+            this.Final = t148;
+            this.Finally = t149;
+            this.Fixed = t150;
+            this.Float = t151;
+            this.Fn = t152;
+            this.For = t153;
+            this.Foreach = t154;
+            this.Found = t155;
+            this.Function = t156;
+            this.Gen = t157;
+            this.GentableRow = t158;
+            this.Get = t159;
+            this.Global = t160;
+            this.GlobalThis = t161;
+            this.Goto = t162;
+            this.Group = t163;
+            this.Has = t164;
+            this.HasOwnProperty = t165;
+            this.I128 = t166;
+            this.I16 = t167;
+            this.I32 = t168;
+            this.I64 = t169;
+            this.I8 = t170;
+            this.If = t171;
+            this.Impl = t172;
+            this.Implements = t173;
+            this.Implicit = t174;
+            this.Import = t175;
+            this.In = t176;
+            this.Infer = t177;
+            this.Init = t178;
+            this.Instanceof = t179;
+            this.Int = t180;
+            this.Interface = t181;
+            this.Internal = t182;
+            this.Intrinsic = t183;
+            this.Is = t184;
+            this.IsPrototypeOf = t185;
+            this.Isize = t186;
+            this.Join = t187;
+            this.Key = t188;
+            this.Keyof = t189;
+            this.Let = t190;
+            this.Lib = t191;
+            this.List = t192;
+            this.Lock = t193;
+            this.Long = t194;
+            this.Loop = t195;
+            this.Macro = t196;
+            this.MacroRules = t197;
+            this.Main = t198;
+            this.Managed = t199;
+            this.Match = t200;
+            this.Mod = t201;
+            this.Module = t202;
+            this.Move = t203;
+            this.Mut = t204;
+            this.Nameof = t205;
+            this.Namespace = t206;
+            this.Never = t207;
+            this.New = t208;
+            this.Nint = t209;
+            this.Not = t210;
+            this.Nuint = t211;
+            this.Null = t212;
+            this.Number = t213;
+            this.Object = t214;
+            this.Of = t215;
+            this.On = t216;
+            this.Operator = t217;
+            this.Or = t218;
+            this.Orderby = t219;
+            this.Out = t220;
+            this.Override = t221;
+            this.Package = t222;
+            this.Params = t223;
+            this.Partial = t224;
+            this.Parts = t225;
+            this.Priv = t226;
+            this.Private = t227;
+            this.ProcMacro = t228;
+            this.Process = t229;
+            this.PropertyIsEnumerable = t230;
+            this.Protected = t231;
+            this.Prototype = t232;
+            this.Pub = t233;
+            this.Public = t234;
+            this.Raw = t235;
+            this.Readonly = t236;
+            this.Record = t237;
+            this.Ref = t238;
+            this.Remove = t239;
+            this.Require = t240;
+            this.Required = t241;
+            this.Return = t242;
+            this.Row = t243;
+            this.Rows = t244;
+            this.Safe = t245;
+            this.Satisfies = t246;
+            this.Sbyte = t247;
+            this.Scoped = t248;
+            this.Sealed = t249;
+            this.Select = t250;
+            this.Self = t251;
+            this.Set = t252;
+            this.Short = t253;
+            this.Sizeof = t254;
+            this.Stackalloc = t255;
+            this.Static = t256;
+            this.Std = t257;
+            this.Str = t258;
+            this.Struct = t259;
+            this.Super = t260;
+            this.Switch = t261;
+            this.Symbol = t262;
+            this.Table = t263;
+            this.Test = t264;
+            this.This = t265;
+            this.Throw = t266;
+            this.ToLocaleString = t267;
+            this.Trait = t268;
+            this.True = t269;
+            this.Try = t270;
+            this.Type = t271;
+            this.Typeof = t272;
+            this.U128 = t273;
+            this.U16 = t274;
+            this.U32 = t275;
+            this.U64 = t276;
+            this.U8 = t277;
+            this.Uint = t278;
+            this.Ulong = t279;
+            this.Unchecked = t280;
+            this.Undefined = t281;
+            this.Union = t282;
+            this.Unique = t283;
+            this.Unknown = t284;
+            this.Unmanaged = t285;
+            this.Unsafe = t286;
+            this.Unsized = t287;
+            this.Use = t288;
+            this.Ushort = t289;
+            this.Using = t290;
+            this.Usize = t291;
+            this.Value = t292;
+            this.ValueOf = t293;
+            this.Var = t294;
+            this.Virtual = t295;
+            this.Void = t296;
+            this.Volatile = t297;
+            this.When = t298;
+            this.Where = t299;
+            this.While = t300;
+            this.With = t301;
+            this.Yield = t302;
         }
 
         /// <summary>
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Array.json", "ArrayBuffer.json", "ArrayLike.json", "AsMut.json", "AsRef.json", "Buffer.json", "Clone.json", "Copy.json", "DataView.json", "Date.json", "Debug.json", "Default.json", "Display.json", "DoubleEndedIterator.json", "Drop.json", "Eq.json", "Err.json", "Error.json", "EvalError.json", "ExactSizeIterator.json", "Exclude.json", "Extend.json", "Extract.json", "Fields.json", "Finalize.json", "FnMut.json", "FnOnce.json", "From.json", "FromIterator.json", "GetHashCode.json", "GetType.json", "Hash.json", "Infinity.json", "InstanceType.json", "Intl.json", "Into.json", "IntoIterator.json", "Iterable.json", "IterableIterator.json", "Iterator.json", "JSON.json", "Map.json", "Math.json", "MemberwiseClone.json", "NaN.json", "NonNullable.json", "None.json", "Ok.json", "Omit.json", "Option.json", "Ord.json", "Parameters.json", "PartialEq.json", "PartialOrd.json", "Pick.json", "Promise.json", "PropertyKey.json", "Proxy.json", "RangeError.json", "ReadonlyArray.json", "ReadonlyMap.json", "ReadonlySet.json", "ReferenceEquals.json", "Reflect.json", "RegExp.json", "Result.json", "ReturnType.json", "Send.json", "Sized.json", "Some.json", "String.json", "Sync.json", "SyntaxError.json", "TextDecoder.json", "TextEncoder.json", "ToOwned.json", "ToString.json", "TryFrom.json", "TryInto.json", "TypeError.json", "URIError.json", "URL.json", "Uint8Array.json", "Unpin.json", "Vec.json", "WeakMap.json", "WeakSet.json", "__proto__.json", "abstract.json", "accessor.json", "add.json", "alias.json", "alloc.json", "and.json", "any.json", "arguments.json", "as.json", "ascending.json", "assert.json", "asserts.json", "async.json", "await.json", "base.json", "become.json", "bigint.json", "bool.json", "boolean.json", "box.json", "break.json", "by.json", "byte.json", "case.json", "catch.json", "char.json", "checked.json", "class.json", "console.json", "const.json", "constructor.json", "continue.json", "core.json", "crate.json", "debugger.json", "decimal.json", "declare.json", "delegate.json", "delete.json", "descending.json", "do.json", "double.json", "dyn.json", "dynamic.json", "else.json", "enum.json", "equals.json", "eval.json", "event.json", "explicit.json", "export.json", "extends.json", "extern.json", "f32.json", "f64.json", "false.json", "field.json", "file.json", "final.json", "finally.json", "fixed.json", "float.json", "fn.json", "for.json", "foreach.json", "function.json", "gen.json", "get.json", "global.json", "globalThis.json", "goto.json", "group.json", "hasOwnProperty.json", "i128.json", "i16.json", "i32.json", "i64.json", "i8.json", "if.json", "impl.json", "implements.json", "implicit.json", "import.json", "in.json", "infer.json", "init.json", "instanceof.json", "int.json", "interface.json", "internal.json", "intrinsic.json", "is.json", "isPrototypeOf.json", "isize.json", "join.json", "keyof.json", "let.json", "lib.json", "lock.json", "long.json", "loop.json", "macro.json", "macro_rules.json", "main.json", "managed.json", "match.json", "mod.json", "module.json", "move.json", "mut.json", "nameof.json", "namespace.json", "never.json", "new.json", "nint.json", "not.json", "nuint.json", "null.json", "number.json", "object.json", "of.json", "on.json", "operator.json", "or.json", "orderby.json", "out.json", "override.json", "package.json", "params.json", "partial.json", "priv.json", "private.json", "proc_macro.json", "process.json", "propertyIsEnumerable.json", "protected.json", "prototype.json", "pub.json", "public.json", "raw.json", "readonly.json", "record.json", "ref.json", "remove.json", "require.json", "required.json", "return.json", "safe.json", "satisfies.json", "sbyte.json", "scoped.json", "sealed.json", "select.json", "self.json", "set.json", "short.json", "sizeof.json", "stackalloc.json", "static.json", "std.json", "str.json", "struct.json", "super.json", "switch.json", "symbol.json", "test.json", "this.json", "throw.json", "toLocaleString.json", "trait.json", "true.json", "try.json", "type.json", "typeof.json", "u128.json", "u16.json", "u32.json", "u64.json", "u8.json", "uint.json", "ulong.json", "unchecked.json", "undefined.json", "union.json", "unique.json", "unknown.json", "unmanaged.json", "unsafe.json", "unsized.json", "use.json", "ushort.json", "using.json", "usize.json", "value.json", "valueOf.json", "var.json", "virtual.json", "void.json", "volatile.json", "when.json", "where.json", "while.json", "with.json", "yield.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Array.bytes", "ArrayBuffer.bytes", "ArrayLike.bytes", "AsMut.bytes", "AsRef.bytes", "Buffer.bytes", "Clone.bytes", "Copy.bytes", "DataView.bytes", "Date.bytes", "Debug.bytes", "Default.bytes", "Display.bytes", "DoubleEndedIterator.bytes", "Drop.bytes", "Eq.bytes", "Err.bytes", "Error.bytes", "EvalError.bytes", "ExactSizeIterator.bytes", "Exclude.bytes", "Extend.bytes", "Extract.bytes", "Fields.bytes", "Finalize.bytes", "FnMut.bytes", "FnOnce.bytes", "From.bytes", "FromIterator.bytes", "GetHashCode.bytes", "GetType.bytes", "Hash.bytes", "Infinity.bytes", "InstanceType.bytes", "Intl.bytes", "Into.bytes", "IntoIterator.bytes", "Iterable.bytes", "IterableIterator.bytes", "Iterator.bytes", "JSON.bytes", "Map.bytes", "Math.bytes", "MemberwiseClone.bytes", "NaN.bytes", "NonNullable.bytes", "None.bytes", "Ok.bytes", "Omit.bytes", "Option.bytes", "Ord.bytes", "Parameters.bytes", "PartialEq.bytes", "PartialOrd.bytes", "Pick.bytes", "Promise.bytes", "PropertyKey.bytes", "Proxy.bytes", "RangeError.bytes", "ReadonlyArray.bytes", "ReadonlyMap.bytes", "ReadonlySet.bytes", "ReferenceEquals.bytes", "Reflect.bytes", "RegExp.bytes", "Result.bytes", "ReturnType.bytes", "Send.bytes", "Sized.bytes", "Some.bytes", "String.bytes", "Sync.bytes", "SyntaxError.bytes", "TextDecoder.bytes", "TextEncoder.bytes", "ToOwned.bytes", "ToString.bytes", "TryFrom.bytes", "TryInto.bytes", "TypeError.bytes", "URIError.bytes", "URL.bytes", "Uint8Array.bytes", "Unpin.bytes", "Vec.bytes", "WeakMap.bytes", "WeakSet.bytes", "__proto__.bytes", "abstract.bytes", "accessor.bytes", "add.bytes", "alias.bytes", "alloc.bytes", "and.bytes", "any.bytes", "arguments.bytes", "as.bytes", "ascending.bytes", "assert.bytes", "asserts.bytes", "async.bytes", "at.bytes", "await.bytes", "base.bytes", "become.bytes", "bigint.bytes", "bool.bytes", "boolean.bytes", "box.bytes", "break.bytes", "by.bytes", "byte.bytes", "candidate.bytes", "case.bytes", "catch.bytes", "char.bytes", "checked.bytes", "class.bytes", "console.bytes", "const.bytes", "constructor.bytes", "continue.bytes", "core.bytes", "crate.bytes", "debugger.bytes", "decimal.bytes", "declare.bytes", "delegate.bytes", "delete.bytes", "descending.bytes", "do.bytes", "double.bytes", "dyn.bytes", "dynamic.bytes", "else.bytes", "enum.bytes", "equals.bytes", "eval.bytes", "event.bytes", "explicit.bytes", "export.bytes", "extends.bytes", "extern.bytes", "f32.bytes", "f64.bytes", "false.bytes", "field.bytes", "file.bytes", "final.bytes", "finally.bytes", "fixed.bytes", "float.bytes", "fn.bytes", "for.bytes", "foreach.bytes", "found.bytes", "function.bytes", "gen.bytes", "gentableRow.bytes", "get.bytes", "global.bytes", "globalThis.bytes", "goto.bytes", "group.bytes", "has.bytes", "hasOwnProperty.bytes", "i128.bytes", "i16.bytes", "i32.bytes", "i64.bytes", "i8.bytes", "if.bytes", "impl.bytes", "implements.bytes", "implicit.bytes", "import.bytes", "in.bytes", "infer.bytes", "init.bytes", "instanceof.bytes", "int.bytes", "interface.bytes", "internal.bytes", "intrinsic.bytes", "is.bytes", "isPrototypeOf.bytes", "isize.bytes", "join.bytes", "key.bytes", "keyof.bytes", "let.bytes", "lib.bytes", "list.bytes", "lock.bytes", "long.bytes", "loop.bytes", "macro.bytes", "macro_rules.bytes", "main.bytes", "managed.bytes", "match.bytes", "mod.bytes", "module.bytes", "move.bytes", "mut.bytes", "nameof.bytes", "namespace.bytes", "never.bytes", "new.bytes", "nint.bytes", "not.bytes", "nuint.bytes", "null.bytes", "number.bytes", "object.bytes", "of.bytes", "on.bytes", "operator.bytes", "or.bytes", "orderby.bytes", "out.bytes", "override.bytes", "package.bytes", "params.bytes", "partial.bytes", "parts.bytes", "priv.bytes", "private.bytes", "proc_macro.bytes", "process.bytes", "propertyIsEnumerable.bytes", "protected.bytes", "prototype.bytes", "pub.bytes", "public.bytes", "raw.bytes", "readonly.bytes", "record.bytes", "ref.bytes", "remove.bytes", "require.bytes", "required.bytes", "return.bytes", "row.bytes", "rows.bytes", "safe.bytes", "satisfies.bytes", "sbyte.bytes", "scoped.bytes", "sealed.bytes", "select.bytes", "self.bytes", "set.bytes", "short.bytes", "sizeof.bytes", "stackalloc.bytes", "static.bytes", "std.bytes", "str.bytes", "struct.bytes", "super.bytes", "switch.bytes", "symbol.bytes", "table.bytes", "test.bytes", "this.bytes", "throw.bytes", "toLocaleString.bytes", "trait.bytes", "true.bytes", "try.bytes", "type.bytes", "typeof.bytes", "u128.bytes", "u16.bytes", "u32.bytes", "u64.bytes", "u8.bytes", "uint.bytes", "ulong.bytes", "unchecked.bytes", "undefined.bytes", "union.bytes", "unique.bytes", "unknown.bytes", "unmanaged.bytes", "unsafe.bytes", "unsized.bytes", "use.bytes", "ushort.bytes", "using.bytes", "usize.bytes", "value.bytes", "valueOf.bytes", "var.bytes", "virtual.bytes", "void.bytes", "volatile.bytes", "when.bytes", "where.bytes", "while.bytes", "with.bytes", "yield.bytes" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -1791,299 +1857,310 @@ namespace Reserved.Tables
         public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
         {
             if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
-            var t0 = new ArrayTable(GentableRead.Rows<Array>(GentableRead.Bytes(bytesOf, "Array.json", "Array"), "Array.json", "Array", TableHashes("Array"), GentableCodec.ReadArray));
-            var t1 = new ArrayBufferTable(GentableRead.Rows<ArrayBuffer>(GentableRead.Bytes(bytesOf, "ArrayBuffer.json", "ArrayBuffer"), "ArrayBuffer.json", "ArrayBuffer", TableHashes("ArrayBuffer"), GentableCodec.ReadArrayBuffer));
-            var t2 = new ArrayLikeTable(GentableRead.Rows<ArrayLike>(GentableRead.Bytes(bytesOf, "ArrayLike.json", "ArrayLike"), "ArrayLike.json", "ArrayLike", TableHashes("ArrayLike"), GentableCodec.ReadArrayLike));
-            var t3 = new AsMutTable(GentableRead.Rows<AsMut>(GentableRead.Bytes(bytesOf, "AsMut.json", "AsMut"), "AsMut.json", "AsMut", TableHashes("AsMut"), GentableCodec.ReadAsMut));
-            var t4 = new AsRefTable(GentableRead.Rows<AsRef>(GentableRead.Bytes(bytesOf, "AsRef.json", "AsRef"), "AsRef.json", "AsRef", TableHashes("AsRef"), GentableCodec.ReadAsRef));
-            var t5 = new BufferTable(GentableRead.Rows<Buffer>(GentableRead.Bytes(bytesOf, "Buffer.json", "Buffer"), "Buffer.json", "Buffer", TableHashes("Buffer"), GentableCodec.ReadBuffer));
-            var t6 = new CloneTable(GentableRead.Rows<Clone>(GentableRead.Bytes(bytesOf, "Clone.json", "Clone"), "Clone.json", "Clone", TableHashes("Clone"), GentableCodec.ReadClone));
-            var t7 = new CopyTable(GentableRead.Rows<Copy>(GentableRead.Bytes(bytesOf, "Copy.json", "Copy"), "Copy.json", "Copy", TableHashes("Copy"), GentableCodec.ReadCopy));
-            var t8 = new DataViewTable(GentableRead.Rows<DataView>(GentableRead.Bytes(bytesOf, "DataView.json", "DataView"), "DataView.json", "DataView", TableHashes("DataView"), GentableCodec.ReadDataView));
-            var t9 = new DateTable(GentableRead.Rows<Date>(GentableRead.Bytes(bytesOf, "Date.json", "Date"), "Date.json", "Date", TableHashes("Date"), GentableCodec.ReadDate));
-            var t10 = new DebugTable(GentableRead.Rows<Debug>(GentableRead.Bytes(bytesOf, "Debug.json", "Debug"), "Debug.json", "Debug", TableHashes("Debug"), GentableCodec.ReadDebug));
-            var t11 = new DefaultTable(GentableRead.Rows<Default>(GentableRead.Bytes(bytesOf, "Default.json", "Default"), "Default.json", "Default", TableHashes("Default"), GentableCodec.ReadDefault));
-            var t12 = new DisplayTable(GentableRead.Rows<Display>(GentableRead.Bytes(bytesOf, "Display.json", "Display"), "Display.json", "Display", TableHashes("Display"), GentableCodec.ReadDisplay));
-            var t13 = new DoubleEndedIteratorTable(GentableRead.Rows<DoubleEndedIterator>(GentableRead.Bytes(bytesOf, "DoubleEndedIterator.json", "DoubleEndedIterator"), "DoubleEndedIterator.json", "DoubleEndedIterator", TableHashes("DoubleEndedIterator"), GentableCodec.ReadDoubleEndedIterator));
-            var t14 = new DropTable(GentableRead.Rows<Drop>(GentableRead.Bytes(bytesOf, "Drop.json", "Drop"), "Drop.json", "Drop", TableHashes("Drop"), GentableCodec.ReadDrop));
-            var t15 = new EqTable(GentableRead.Rows<Eq>(GentableRead.Bytes(bytesOf, "Eq.json", "Eq"), "Eq.json", "Eq", TableHashes("Eq"), GentableCodec.ReadEq));
-            var t16 = new ErrTable(GentableRead.Rows<Err>(GentableRead.Bytes(bytesOf, "Err.json", "Err"), "Err.json", "Err", TableHashes("Err"), GentableCodec.ReadErr));
-            var t17 = new ErrorTable(GentableRead.Rows<Error>(GentableRead.Bytes(bytesOf, "Error.json", "Error"), "Error.json", "Error", TableHashes("Error"), GentableCodec.ReadError));
-            var t18 = new EvalErrorTable(GentableRead.Rows<EvalError>(GentableRead.Bytes(bytesOf, "EvalError.json", "EvalError"), "EvalError.json", "EvalError", TableHashes("EvalError"), GentableCodec.ReadEvalError));
-            var t19 = new ExactSizeIteratorTable(GentableRead.Rows<ExactSizeIterator>(GentableRead.Bytes(bytesOf, "ExactSizeIterator.json", "ExactSizeIterator"), "ExactSizeIterator.json", "ExactSizeIterator", TableHashes("ExactSizeIterator"), GentableCodec.ReadExactSizeIterator));
-            var t20 = new ExcludeTable(GentableRead.Rows<Exclude>(GentableRead.Bytes(bytesOf, "Exclude.json", "Exclude"), "Exclude.json", "Exclude", TableHashes("Exclude"), GentableCodec.ReadExclude));
-            var t21 = new ExtendTable(GentableRead.Rows<Extend>(GentableRead.Bytes(bytesOf, "Extend.json", "Extend"), "Extend.json", "Extend", TableHashes("Extend"), GentableCodec.ReadExtend));
-            var t22 = new ExtractTable(GentableRead.Rows<Extract>(GentableRead.Bytes(bytesOf, "Extract.json", "Extract"), "Extract.json", "Extract", TableHashes("Extract"), GentableCodec.ReadExtract));
-            var t23 = new FieldsTable(GentableRead.Rows<Fields>(GentableRead.Bytes(bytesOf, "Fields.json", "Fields"), "Fields.json", "Fields", TableHashes("Fields"), GentableCodec.ReadFields));
-            var t24 = new Finalize_Table(GentableRead.Rows<Finalize_>(GentableRead.Bytes(bytesOf, "Finalize.json", "Finalize"), "Finalize.json", "Finalize", TableHashes("Finalize"), GentableCodec.ReadFinalize_));
-            var t25 = new FnMutTable(GentableRead.Rows<FnMut>(GentableRead.Bytes(bytesOf, "FnMut.json", "FnMut"), "FnMut.json", "FnMut", TableHashes("FnMut"), GentableCodec.ReadFnMut));
-            var t26 = new FnOnceTable(GentableRead.Rows<FnOnce>(GentableRead.Bytes(bytesOf, "FnOnce.json", "FnOnce"), "FnOnce.json", "FnOnce", TableHashes("FnOnce"), GentableCodec.ReadFnOnce));
-            var t27 = new FromTable(GentableRead.Rows<From>(GentableRead.Bytes(bytesOf, "From.json", "From"), "From.json", "From", TableHashes("From"), GentableCodec.ReadFrom));
-            var t28 = new FromIteratorTable(GentableRead.Rows<FromIterator>(GentableRead.Bytes(bytesOf, "FromIterator.json", "FromIterator"), "FromIterator.json", "FromIterator", TableHashes("FromIterator"), GentableCodec.ReadFromIterator));
-            var t29 = new GetHashCode_Table(GentableRead.Rows<GetHashCode_>(GentableRead.Bytes(bytesOf, "GetHashCode.json", "GetHashCode"), "GetHashCode.json", "GetHashCode", TableHashes("GetHashCode"), GentableCodec.ReadGetHashCode_));
-            var t30 = new GetType_Table(GentableRead.Rows<GetType_>(GentableRead.Bytes(bytesOf, "GetType.json", "GetType"), "GetType.json", "GetType", TableHashes("GetType"), GentableCodec.ReadGetType_));
-            var t31 = new HashTable(GentableRead.Rows<Hash>(GentableRead.Bytes(bytesOf, "Hash.json", "Hash"), "Hash.json", "Hash", TableHashes("Hash"), GentableCodec.ReadHash));
-            var t32 = new InfinityTable(GentableRead.Rows<Infinity>(GentableRead.Bytes(bytesOf, "Infinity.json", "Infinity"), "Infinity.json", "Infinity", TableHashes("Infinity"), GentableCodec.ReadInfinity));
-            var t33 = new InstanceTypeTable(GentableRead.Rows<InstanceType>(GentableRead.Bytes(bytesOf, "InstanceType.json", "InstanceType"), "InstanceType.json", "InstanceType", TableHashes("InstanceType"), GentableCodec.ReadInstanceType));
-            var t34 = new IntlTable(GentableRead.Rows<Intl>(GentableRead.Bytes(bytesOf, "Intl.json", "Intl"), "Intl.json", "Intl", TableHashes("Intl"), GentableCodec.ReadIntl));
-            var t35 = new IntoTable(GentableRead.Rows<Into>(GentableRead.Bytes(bytesOf, "Into.json", "Into"), "Into.json", "Into", TableHashes("Into"), GentableCodec.ReadInto));
-            var t36 = new IntoIteratorTable(GentableRead.Rows<IntoIterator>(GentableRead.Bytes(bytesOf, "IntoIterator.json", "IntoIterator"), "IntoIterator.json", "IntoIterator", TableHashes("IntoIterator"), GentableCodec.ReadIntoIterator));
-            var t37 = new IterableTable(GentableRead.Rows<Iterable>(GentableRead.Bytes(bytesOf, "Iterable.json", "Iterable"), "Iterable.json", "Iterable", TableHashes("Iterable"), GentableCodec.ReadIterable));
-            var t38 = new IterableIteratorTable(GentableRead.Rows<IterableIterator>(GentableRead.Bytes(bytesOf, "IterableIterator.json", "IterableIterator"), "IterableIterator.json", "IterableIterator", TableHashes("IterableIterator"), GentableCodec.ReadIterableIterator));
-            var t39 = new IteratorTable(GentableRead.Rows<Iterator>(GentableRead.Bytes(bytesOf, "Iterator.json", "Iterator"), "Iterator.json", "Iterator", TableHashes("Iterator"), GentableCodec.ReadIterator));
-            var t40 = new JsonTable(GentableRead.Rows<Json>(GentableRead.Bytes(bytesOf, "JSON.json", "JSON"), "JSON.json", "JSON", TableHashes("JSON"), GentableCodec.ReadJson));
-            var t41 = new MapTable(GentableRead.Rows<Map>(GentableRead.Bytes(bytesOf, "Map.json", "Map"), "Map.json", "Map", TableHashes("Map"), GentableCodec.ReadMap));
-            var t42 = new MathTable(GentableRead.Rows<Math>(GentableRead.Bytes(bytesOf, "Math.json", "Math"), "Math.json", "Math", TableHashes("Math"), GentableCodec.ReadMath));
-            var t43 = new MemberwiseClone_Table(GentableRead.Rows<MemberwiseClone_>(GentableRead.Bytes(bytesOf, "MemberwiseClone.json", "MemberwiseClone"), "MemberwiseClone.json", "MemberwiseClone", TableHashes("MemberwiseClone"), GentableCodec.ReadMemberwiseClone_));
-            var t44 = new NaNTable(GentableRead.Rows<NaN>(GentableRead.Bytes(bytesOf, "NaN.json", "NaN"), "NaN.json", "NaN", TableHashes("NaN"), GentableCodec.ReadNaN));
-            var t45 = new NonNullableTable(GentableRead.Rows<NonNullable>(GentableRead.Bytes(bytesOf, "NonNullable.json", "NonNullable"), "NonNullable.json", "NonNullable", TableHashes("NonNullable"), GentableCodec.ReadNonNullable));
-            var t46 = new NoneTable(GentableRead.Rows<None>(GentableRead.Bytes(bytesOf, "None.json", "None"), "None.json", "None", TableHashes("None"), GentableCodec.ReadNone));
-            var t47 = new OkTable(GentableRead.Rows<Ok>(GentableRead.Bytes(bytesOf, "Ok.json", "Ok"), "Ok.json", "Ok", TableHashes("Ok"), GentableCodec.ReadOk));
-            var t48 = new OmitTable(GentableRead.Rows<Omit>(GentableRead.Bytes(bytesOf, "Omit.json", "Omit"), "Omit.json", "Omit", TableHashes("Omit"), GentableCodec.ReadOmit));
-            var t49 = new OptionTable(GentableRead.Rows<Option>(GentableRead.Bytes(bytesOf, "Option.json", "Option"), "Option.json", "Option", TableHashes("Option"), GentableCodec.ReadOption));
-            var t50 = new OrdTable(GentableRead.Rows<Ord>(GentableRead.Bytes(bytesOf, "Ord.json", "Ord"), "Ord.json", "Ord", TableHashes("Ord"), GentableCodec.ReadOrd));
-            var t51 = new ParametersTable(GentableRead.Rows<Parameters>(GentableRead.Bytes(bytesOf, "Parameters.json", "Parameters"), "Parameters.json", "Parameters", TableHashes("Parameters"), GentableCodec.ReadParameters));
-            var t52 = new PartialEqTable(GentableRead.Rows<PartialEq>(GentableRead.Bytes(bytesOf, "PartialEq.json", "PartialEq"), "PartialEq.json", "PartialEq", TableHashes("PartialEq"), GentableCodec.ReadPartialEq));
-            var t53 = new PartialOrdTable(GentableRead.Rows<PartialOrd>(GentableRead.Bytes(bytesOf, "PartialOrd.json", "PartialOrd"), "PartialOrd.json", "PartialOrd", TableHashes("PartialOrd"), GentableCodec.ReadPartialOrd));
-            var t54 = new PickTable(GentableRead.Rows<Pick>(GentableRead.Bytes(bytesOf, "Pick.json", "Pick"), "Pick.json", "Pick", TableHashes("Pick"), GentableCodec.ReadPick));
-            var t55 = new PromiseTable(GentableRead.Rows<Promise>(GentableRead.Bytes(bytesOf, "Promise.json", "Promise"), "Promise.json", "Promise", TableHashes("Promise"), GentableCodec.ReadPromise));
-            var t56 = new PropertyKeyTable(GentableRead.Rows<PropertyKey>(GentableRead.Bytes(bytesOf, "PropertyKey.json", "PropertyKey"), "PropertyKey.json", "PropertyKey", TableHashes("PropertyKey"), GentableCodec.ReadPropertyKey));
-            var t57 = new ProxyTable(GentableRead.Rows<Proxy>(GentableRead.Bytes(bytesOf, "Proxy.json", "Proxy"), "Proxy.json", "Proxy", TableHashes("Proxy"), GentableCodec.ReadProxy));
-            var t58 = new RangeErrorTable(GentableRead.Rows<RangeError>(GentableRead.Bytes(bytesOf, "RangeError.json", "RangeError"), "RangeError.json", "RangeError", TableHashes("RangeError"), GentableCodec.ReadRangeError));
-            var t59 = new ReadonlyArrayTable(GentableRead.Rows<ReadonlyArray>(GentableRead.Bytes(bytesOf, "ReadonlyArray.json", "ReadonlyArray"), "ReadonlyArray.json", "ReadonlyArray", TableHashes("ReadonlyArray"), GentableCodec.ReadReadonlyArray));
-            var t60 = new ReadonlyMapTable(GentableRead.Rows<ReadonlyMap>(GentableRead.Bytes(bytesOf, "ReadonlyMap.json", "ReadonlyMap"), "ReadonlyMap.json", "ReadonlyMap", TableHashes("ReadonlyMap"), GentableCodec.ReadReadonlyMap));
-            var t61 = new ReadonlySetTable(GentableRead.Rows<ReadonlySet>(GentableRead.Bytes(bytesOf, "ReadonlySet.json", "ReadonlySet"), "ReadonlySet.json", "ReadonlySet", TableHashes("ReadonlySet"), GentableCodec.ReadReadonlySet));
-            var t62 = new ReferenceEquals_Table(GentableRead.Rows<ReferenceEquals_>(GentableRead.Bytes(bytesOf, "ReferenceEquals.json", "ReferenceEquals"), "ReferenceEquals.json", "ReferenceEquals", TableHashes("ReferenceEquals"), GentableCodec.ReadReferenceEquals_));
-            var t63 = new ReflectTable(GentableRead.Rows<Reflect>(GentableRead.Bytes(bytesOf, "Reflect.json", "Reflect"), "Reflect.json", "Reflect", TableHashes("Reflect"), GentableCodec.ReadReflect));
-            var t64 = new RegExpTable(GentableRead.Rows<RegExp>(GentableRead.Bytes(bytesOf, "RegExp.json", "RegExp"), "RegExp.json", "RegExp", TableHashes("RegExp"), GentableCodec.ReadRegExp));
-            var t65 = new ResultTable(GentableRead.Rows<Result>(GentableRead.Bytes(bytesOf, "Result.json", "Result"), "Result.json", "Result", TableHashes("Result"), GentableCodec.ReadResult));
-            var t66 = new ReturnTypeTable(GentableRead.Rows<ReturnType>(GentableRead.Bytes(bytesOf, "ReturnType.json", "ReturnType"), "ReturnType.json", "ReturnType", TableHashes("ReturnType"), GentableCodec.ReadReturnType));
-            var t67 = new SendTable(GentableRead.Rows<Send>(GentableRead.Bytes(bytesOf, "Send.json", "Send"), "Send.json", "Send", TableHashes("Send"), GentableCodec.ReadSend));
-            var t68 = new SizedTable(GentableRead.Rows<Sized>(GentableRead.Bytes(bytesOf, "Sized.json", "Sized"), "Sized.json", "Sized", TableHashes("Sized"), GentableCodec.ReadSized));
-            var t69 = new SomeTable(GentableRead.Rows<Some>(GentableRead.Bytes(bytesOf, "Some.json", "Some"), "Some.json", "Some", TableHashes("Some"), GentableCodec.ReadSome));
-            var t70 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.json", "String"), "String.json", "String", TableHashes("String"), GentableCodec.ReadString));
-            var t71 = new SyncTable(GentableRead.Rows<Sync>(GentableRead.Bytes(bytesOf, "Sync.json", "Sync"), "Sync.json", "Sync", TableHashes("Sync"), GentableCodec.ReadSync));
-            var t72 = new SyntaxErrorTable(GentableRead.Rows<SyntaxError>(GentableRead.Bytes(bytesOf, "SyntaxError.json", "SyntaxError"), "SyntaxError.json", "SyntaxError", TableHashes("SyntaxError"), GentableCodec.ReadSyntaxError));
-            var t73 = new TextDecoderTable(GentableRead.Rows<TextDecoder>(GentableRead.Bytes(bytesOf, "TextDecoder.json", "TextDecoder"), "TextDecoder.json", "TextDecoder", TableHashes("TextDecoder"), GentableCodec.ReadTextDecoder));
-            var t74 = new TextEncoderTable(GentableRead.Rows<TextEncoder>(GentableRead.Bytes(bytesOf, "TextEncoder.json", "TextEncoder"), "TextEncoder.json", "TextEncoder", TableHashes("TextEncoder"), GentableCodec.ReadTextEncoder));
-            var t75 = new ToOwnedTable(GentableRead.Rows<ToOwned>(GentableRead.Bytes(bytesOf, "ToOwned.json", "ToOwned"), "ToOwned.json", "ToOwned", TableHashes("ToOwned"), GentableCodec.ReadToOwned));
-            var t76 = new ToString_Table(GentableRead.Rows<ToString_>(GentableRead.Bytes(bytesOf, "ToString.json", "ToString"), "ToString.json", "ToString", TableHashes("ToString"), GentableCodec.ReadToString_));
-            var t77 = new TryFromTable(GentableRead.Rows<TryFrom>(GentableRead.Bytes(bytesOf, "TryFrom.json", "TryFrom"), "TryFrom.json", "TryFrom", TableHashes("TryFrom"), GentableCodec.ReadTryFrom));
-            var t78 = new TryIntoTable(GentableRead.Rows<TryInto>(GentableRead.Bytes(bytesOf, "TryInto.json", "TryInto"), "TryInto.json", "TryInto", TableHashes("TryInto"), GentableCodec.ReadTryInto));
-            var t79 = new TypeErrorTable(GentableRead.Rows<TypeError>(GentableRead.Bytes(bytesOf, "TypeError.json", "TypeError"), "TypeError.json", "TypeError", TableHashes("TypeError"), GentableCodec.ReadTypeError));
-            var t80 = new UriErrorTable(GentableRead.Rows<UriError>(GentableRead.Bytes(bytesOf, "URIError.json", "URIError"), "URIError.json", "URIError", TableHashes("URIError"), GentableCodec.ReadUriError));
-            var t81 = new UrlTable(GentableRead.Rows<Url>(GentableRead.Bytes(bytesOf, "URL.json", "URL"), "URL.json", "URL", TableHashes("URL"), GentableCodec.ReadUrl));
-            var t82 = new Uint8arrayTable(GentableRead.Rows<Uint8array>(GentableRead.Bytes(bytesOf, "Uint8Array.json", "Uint8Array"), "Uint8Array.json", "Uint8Array", TableHashes("Uint8Array"), GentableCodec.ReadUint8array));
-            var t83 = new UnpinTable(GentableRead.Rows<Unpin>(GentableRead.Bytes(bytesOf, "Unpin.json", "Unpin"), "Unpin.json", "Unpin", TableHashes("Unpin"), GentableCodec.ReadUnpin));
-            var t84 = new VecTable(GentableRead.Rows<Vec>(GentableRead.Bytes(bytesOf, "Vec.json", "Vec"), "Vec.json", "Vec", TableHashes("Vec"), GentableCodec.ReadVec));
-            var t85 = new WeakMapTable(GentableRead.Rows<WeakMap>(GentableRead.Bytes(bytesOf, "WeakMap.json", "WeakMap"), "WeakMap.json", "WeakMap", TableHashes("WeakMap"), GentableCodec.ReadWeakMap));
-            var t86 = new WeakSetTable(GentableRead.Rows<WeakSet>(GentableRead.Bytes(bytesOf, "WeakSet.json", "WeakSet"), "WeakSet.json", "WeakSet", TableHashes("WeakSet"), GentableCodec.ReadWeakSet));
-            var t87 = new ProtoTable(GentableRead.Rows<Proto>(GentableRead.Bytes(bytesOf, "__proto__.json", "__proto__"), "__proto__.json", "__proto__", TableHashes("__proto__"), GentableCodec.ReadProto));
-            var t88 = new AbstractTable(GentableRead.Rows<Abstract>(GentableRead.Bytes(bytesOf, "abstract.json", "abstract"), "abstract.json", "abstract", TableHashes("abstract"), GentableCodec.ReadAbstract));
-            var t89 = new AccessorTable(GentableRead.Rows<Accessor>(GentableRead.Bytes(bytesOf, "accessor.json", "accessor"), "accessor.json", "accessor", TableHashes("accessor"), GentableCodec.ReadAccessor));
-            var t90 = new AddTable(GentableRead.Rows<Add>(GentableRead.Bytes(bytesOf, "add.json", "add"), "add.json", "add", TableHashes("add"), GentableCodec.ReadAdd));
-            var t91 = new AliasTable(GentableRead.Rows<Alias>(GentableRead.Bytes(bytesOf, "alias.json", "alias"), "alias.json", "alias", TableHashes("alias"), GentableCodec.ReadAlias));
-            var t92 = new AllocTable(GentableRead.Rows<Alloc>(GentableRead.Bytes(bytesOf, "alloc.json", "alloc"), "alloc.json", "alloc", TableHashes("alloc"), GentableCodec.ReadAlloc));
-            var t93 = new AndTable(GentableRead.Rows<And>(GentableRead.Bytes(bytesOf, "and.json", "and"), "and.json", "and", TableHashes("and"), GentableCodec.ReadAnd));
-            var t94 = new AnyTable(GentableRead.Rows<Any>(GentableRead.Bytes(bytesOf, "any.json", "any"), "any.json", "any", TableHashes("any"), GentableCodec.ReadAny));
-            var t95 = new ArgumentsTable(GentableRead.Rows<Arguments>(GentableRead.Bytes(bytesOf, "arguments.json", "arguments"), "arguments.json", "arguments", TableHashes("arguments"), GentableCodec.ReadArguments));
-            var t96 = new AsTable(GentableRead.Rows<As>(GentableRead.Bytes(bytesOf, "as.json", "as"), "as.json", "as", TableHashes("as"), GentableCodec.ReadAs));
-            var t97 = new AscendingTable(GentableRead.Rows<Ascending>(GentableRead.Bytes(bytesOf, "ascending.json", "ascending"), "ascending.json", "ascending", TableHashes("ascending"), GentableCodec.ReadAscending));
-            var t98 = new AssertTable(GentableRead.Rows<Assert>(GentableRead.Bytes(bytesOf, "assert.json", "assert"), "assert.json", "assert", TableHashes("assert"), GentableCodec.ReadAssert));
-            var t99 = new AssertsTable(GentableRead.Rows<Asserts>(GentableRead.Bytes(bytesOf, "asserts.json", "asserts"), "asserts.json", "asserts", TableHashes("asserts"), GentableCodec.ReadAsserts));
-            var t100 = new AsyncTable(GentableRead.Rows<Async>(GentableRead.Bytes(bytesOf, "async.json", "async"), "async.json", "async", TableHashes("async"), GentableCodec.ReadAsync));
-            var t101 = new AwaitTable(GentableRead.Rows<Await>(GentableRead.Bytes(bytesOf, "await.json", "await"), "await.json", "await", TableHashes("await"), GentableCodec.ReadAwait));
-            var t102 = new BaseTable(GentableRead.Rows<Base>(GentableRead.Bytes(bytesOf, "base.json", "base"), "base.json", "base", TableHashes("base"), GentableCodec.ReadBase));
-            var t103 = new BecomeTable(GentableRead.Rows<Become>(GentableRead.Bytes(bytesOf, "become.json", "become"), "become.json", "become", TableHashes("become"), GentableCodec.ReadBecome));
-            var t104 = new BigintTable(GentableRead.Rows<Bigint>(GentableRead.Bytes(bytesOf, "bigint.json", "bigint"), "bigint.json", "bigint", TableHashes("bigint"), GentableCodec.ReadBigint));
-            var t105 = new BoolTable(GentableRead.Rows<Bool>(GentableRead.Bytes(bytesOf, "bool.json", "bool"), "bool.json", "bool", TableHashes("bool"), GentableCodec.ReadBool));
-            var t106 = new BooleanTable(GentableRead.Rows<Boolean>(GentableRead.Bytes(bytesOf, "boolean.json", "boolean"), "boolean.json", "boolean", TableHashes("boolean"), GentableCodec.ReadBoolean));
-            var t107 = new BoxTable(GentableRead.Rows<Box>(GentableRead.Bytes(bytesOf, "box.json", "box"), "box.json", "box", TableHashes("box"), GentableCodec.ReadBox));
-            var t108 = new BreakTable(GentableRead.Rows<Break>(GentableRead.Bytes(bytesOf, "break.json", "break"), "break.json", "break", TableHashes("break"), GentableCodec.ReadBreak));
-            var t109 = new ByTable(GentableRead.Rows<By>(GentableRead.Bytes(bytesOf, "by.json", "by"), "by.json", "by", TableHashes("by"), GentableCodec.ReadBy));
-            var t110 = new ByteTable(GentableRead.Rows<Byte>(GentableRead.Bytes(bytesOf, "byte.json", "byte"), "byte.json", "byte", TableHashes("byte"), GentableCodec.ReadByte));
-            var t111 = new CaseTable(GentableRead.Rows<Case>(GentableRead.Bytes(bytesOf, "case.json", "case"), "case.json", "case", TableHashes("case"), GentableCodec.ReadCase));
-            var t112 = new CatchTable(GentableRead.Rows<Catch>(GentableRead.Bytes(bytesOf, "catch.json", "catch"), "catch.json", "catch", TableHashes("catch"), GentableCodec.ReadCatch));
-            var t113 = new CharTable(GentableRead.Rows<Char>(GentableRead.Bytes(bytesOf, "char.json", "char"), "char.json", "char", TableHashes("char"), GentableCodec.ReadChar));
-            var t114 = new CheckedTable(GentableRead.Rows<Checked>(GentableRead.Bytes(bytesOf, "checked.json", "checked"), "checked.json", "checked", TableHashes("checked"), GentableCodec.ReadChecked));
-            var t115 = new ClassTable(GentableRead.Rows<Class>(GentableRead.Bytes(bytesOf, "class.json", "class"), "class.json", "class", TableHashes("class"), GentableCodec.ReadClass));
-            var t116 = new ConsoleTable(GentableRead.Rows<Console>(GentableRead.Bytes(bytesOf, "console.json", "console"), "console.json", "console", TableHashes("console"), GentableCodec.ReadConsole));
-            var t117 = new ConstTable(GentableRead.Rows<Const>(GentableRead.Bytes(bytesOf, "const.json", "const"), "const.json", "const", TableHashes("const"), GentableCodec.ReadConst));
-            var t118 = new ConstructorTable(GentableRead.Rows<Constructor>(GentableRead.Bytes(bytesOf, "constructor.json", "constructor"), "constructor.json", "constructor", TableHashes("constructor"), GentableCodec.ReadConstructor));
-            var t119 = new ContinueTable(GentableRead.Rows<Continue>(GentableRead.Bytes(bytesOf, "continue.json", "continue"), "continue.json", "continue", TableHashes("continue"), GentableCodec.ReadContinue));
-            var t120 = new CoreTable(GentableRead.Rows<Core>(GentableRead.Bytes(bytesOf, "core.json", "core"), "core.json", "core", TableHashes("core"), GentableCodec.ReadCore));
-            var t121 = new CrateTable(GentableRead.Rows<Crate>(GentableRead.Bytes(bytesOf, "crate.json", "crate"), "crate.json", "crate", TableHashes("crate"), GentableCodec.ReadCrate));
-            var t122 = new DebuggerTable(GentableRead.Rows<Debugger>(GentableRead.Bytes(bytesOf, "debugger.json", "debugger"), "debugger.json", "debugger", TableHashes("debugger"), GentableCodec.ReadDebugger));
-            var t123 = new DecimalTable(GentableRead.Rows<Decimal>(GentableRead.Bytes(bytesOf, "decimal.json", "decimal"), "decimal.json", "decimal", TableHashes("decimal"), GentableCodec.ReadDecimal));
-            var t124 = new DeclareTable(GentableRead.Rows<Declare>(GentableRead.Bytes(bytesOf, "declare.json", "declare"), "declare.json", "declare", TableHashes("declare"), GentableCodec.ReadDeclare));
-            var t125 = new DelegateTable(GentableRead.Rows<Delegate>(GentableRead.Bytes(bytesOf, "delegate.json", "delegate"), "delegate.json", "delegate", TableHashes("delegate"), GentableCodec.ReadDelegate));
-            var t126 = new DeleteTable(GentableRead.Rows<Delete>(GentableRead.Bytes(bytesOf, "delete.json", "delete"), "delete.json", "delete", TableHashes("delete"), GentableCodec.ReadDelete));
-            var t127 = new DescendingTable(GentableRead.Rows<Descending>(GentableRead.Bytes(bytesOf, "descending.json", "descending"), "descending.json", "descending", TableHashes("descending"), GentableCodec.ReadDescending));
-            var t128 = new DoTable(GentableRead.Rows<Do>(GentableRead.Bytes(bytesOf, "do.json", "do"), "do.json", "do", TableHashes("do"), GentableCodec.ReadDo));
-            var t129 = new DoubleTable(GentableRead.Rows<Double>(GentableRead.Bytes(bytesOf, "double.json", "double"), "double.json", "double", TableHashes("double"), GentableCodec.ReadDouble));
-            var t130 = new DynTable(GentableRead.Rows<Dyn>(GentableRead.Bytes(bytesOf, "dyn.json", "dyn"), "dyn.json", "dyn", TableHashes("dyn"), GentableCodec.ReadDyn));
-            var t131 = new DynamicTable(GentableRead.Rows<Dynamic>(GentableRead.Bytes(bytesOf, "dynamic.json", "dynamic"), "dynamic.json", "dynamic", TableHashes("dynamic"), GentableCodec.ReadDynamic));
-            var t132 = new ElseTable(GentableRead.Rows<Else>(GentableRead.Bytes(bytesOf, "else.json", "else"), "else.json", "else", TableHashes("else"), GentableCodec.ReadElse));
-            var t133 = new EnumTable(GentableRead.Rows<Enum>(GentableRead.Bytes(bytesOf, "enum.json", "enum"), "enum.json", "enum", TableHashes("enum"), GentableCodec.ReadEnum));
-            var t134 = new Equals_Table(GentableRead.Rows<Equals_>(GentableRead.Bytes(bytesOf, "equals.json", "equals"), "equals.json", "equals", TableHashes("equals"), GentableCodec.ReadEquals_));
-            var t135 = new EvalTable(GentableRead.Rows<Eval>(GentableRead.Bytes(bytesOf, "eval.json", "eval"), "eval.json", "eval", TableHashes("eval"), GentableCodec.ReadEval));
-            var t136 = new EventTable(GentableRead.Rows<Event>(GentableRead.Bytes(bytesOf, "event.json", "event"), "event.json", "event", TableHashes("event"), GentableCodec.ReadEvent));
-            var t137 = new ExplicitTable(GentableRead.Rows<Explicit>(GentableRead.Bytes(bytesOf, "explicit.json", "explicit"), "explicit.json", "explicit", TableHashes("explicit"), GentableCodec.ReadExplicit));
-            var t138 = new ExportTable(GentableRead.Rows<Export>(GentableRead.Bytes(bytesOf, "export.json", "export"), "export.json", "export", TableHashes("export"), GentableCodec.ReadExport));
-            var t139 = new ExtendsTable(GentableRead.Rows<Extends>(GentableRead.Bytes(bytesOf, "extends.json", "extends"), "extends.json", "extends", TableHashes("extends"), GentableCodec.ReadExtends));
-            var t140 = new ExternTable(GentableRead.Rows<Extern>(GentableRead.Bytes(bytesOf, "extern.json", "extern"), "extern.json", "extern", TableHashes("extern"), GentableCodec.ReadExtern));
-            var t141 = new F32Table(GentableRead.Rows<F32>(GentableRead.Bytes(bytesOf, "f32.json", "f32"), "f32.json", "f32", TableHashes("f32"), GentableCodec.ReadF32));
-            var t142 = new F64Table(GentableRead.Rows<F64>(GentableRead.Bytes(bytesOf, "f64.json", "f64"), "f64.json", "f64", TableHashes("f64"), GentableCodec.ReadF64));
-            var t143 = new FalseTable(GentableRead.Rows<False>(GentableRead.Bytes(bytesOf, "false.json", "false"), "false.json", "false", TableHashes("false"), GentableCodec.ReadFalse));
-            var t144 = new FieldTable(GentableRead.Rows<Field>(GentableRead.Bytes(bytesOf, "field.json", "field"), "field.json", "field", TableHashes("field"), GentableCodec.ReadField));
-            var t145 = new FileTable(GentableRead.Rows<File>(GentableRead.Bytes(bytesOf, "file.json", "file"), "file.json", "file", TableHashes("file"), GentableCodec.ReadFile));
-            var t146 = new FinalTable(GentableRead.Rows<Final>(GentableRead.Bytes(bytesOf, "final.json", "final"), "final.json", "final", TableHashes("final"), GentableCodec.ReadFinal));
-            var t147 = new FinallyTable(GentableRead.Rows<Finally>(GentableRead.Bytes(bytesOf, "finally.json", "finally"), "finally.json", "finally", TableHashes("finally"), GentableCodec.ReadFinally));
-            var t148 = new FixedTable(GentableRead.Rows<Fixed>(GentableRead.Bytes(bytesOf, "fixed.json", "fixed"), "fixed.json", "fixed", TableHashes("fixed"), GentableCodec.ReadFixed));
-            var t149 = new FloatTable(GentableRead.Rows<Float>(GentableRead.Bytes(bytesOf, "float.json", "float"), "float.json", "float", TableHashes("float"), GentableCodec.ReadFloat));
-            var t150 = new FnTable(GentableRead.Rows<Fn>(GentableRead.Bytes(bytesOf, "fn.json", "fn"), "fn.json", "fn", TableHashes("fn"), GentableCodec.ReadFn));
-            var t151 = new ForTable(GentableRead.Rows<For>(GentableRead.Bytes(bytesOf, "for.json", "for"), "for.json", "for", TableHashes("for"), GentableCodec.ReadFor));
-            var t152 = new ForeachTable(GentableRead.Rows<Foreach>(GentableRead.Bytes(bytesOf, "foreach.json", "foreach"), "foreach.json", "foreach", TableHashes("foreach"), GentableCodec.ReadForeach));
-            var t153 = new FunctionTable(GentableRead.Rows<Function>(GentableRead.Bytes(bytesOf, "function.json", "function"), "function.json", "function", TableHashes("function"), GentableCodec.ReadFunction));
-            var t154 = new GenTable(GentableRead.Rows<Gen>(GentableRead.Bytes(bytesOf, "gen.json", "gen"), "gen.json", "gen", TableHashes("gen"), GentableCodec.ReadGen));
-            var t155 = new GetTable(GentableRead.Rows<Get>(GentableRead.Bytes(bytesOf, "get.json", "get"), "get.json", "get", TableHashes("get"), GentableCodec.ReadGet));
-            var t156 = new GlobalTable(GentableRead.Rows<Global>(GentableRead.Bytes(bytesOf, "global.json", "global"), "global.json", "global", TableHashes("global"), GentableCodec.ReadGlobal));
-            var t157 = new GlobalThisTable(GentableRead.Rows<GlobalThis>(GentableRead.Bytes(bytesOf, "globalThis.json", "globalThis"), "globalThis.json", "globalThis", TableHashes("globalThis"), GentableCodec.ReadGlobalThis));
-            var t158 = new GotoTable(GentableRead.Rows<Goto>(GentableRead.Bytes(bytesOf, "goto.json", "goto"), "goto.json", "goto", TableHashes("goto"), GentableCodec.ReadGoto));
-            var t159 = new GroupTable(GentableRead.Rows<Group>(GentableRead.Bytes(bytesOf, "group.json", "group"), "group.json", "group", TableHashes("group"), GentableCodec.ReadGroup));
-            var t160 = new HasOwnPropertyTable(GentableRead.Rows<HasOwnProperty>(GentableRead.Bytes(bytesOf, "hasOwnProperty.json", "hasOwnProperty"), "hasOwnProperty.json", "hasOwnProperty", TableHashes("hasOwnProperty"), GentableCodec.ReadHasOwnProperty));
-            var t161 = new I128Table(GentableRead.Rows<I128>(GentableRead.Bytes(bytesOf, "i128.json", "i128"), "i128.json", "i128", TableHashes("i128"), GentableCodec.ReadI128));
-            var t162 = new I16Table(GentableRead.Rows<I16>(GentableRead.Bytes(bytesOf, "i16.json", "i16"), "i16.json", "i16", TableHashes("i16"), GentableCodec.ReadI16));
-            var t163 = new I32Table(GentableRead.Rows<I32>(GentableRead.Bytes(bytesOf, "i32.json", "i32"), "i32.json", "i32", TableHashes("i32"), GentableCodec.ReadI32));
-            var t164 = new I64Table(GentableRead.Rows<I64>(GentableRead.Bytes(bytesOf, "i64.json", "i64"), "i64.json", "i64", TableHashes("i64"), GentableCodec.ReadI64));
-            var t165 = new I8Table(GentableRead.Rows<I8>(GentableRead.Bytes(bytesOf, "i8.json", "i8"), "i8.json", "i8", TableHashes("i8"), GentableCodec.ReadI8));
-            var t166 = new IfTable(GentableRead.Rows<If>(GentableRead.Bytes(bytesOf, "if.json", "if"), "if.json", "if", TableHashes("if"), GentableCodec.ReadIf));
-            var t167 = new ImplTable(GentableRead.Rows<Impl>(GentableRead.Bytes(bytesOf, "impl.json", "impl"), "impl.json", "impl", TableHashes("impl"), GentableCodec.ReadImpl));
-            var t168 = new ImplementsTable(GentableRead.Rows<Implements>(GentableRead.Bytes(bytesOf, "implements.json", "implements"), "implements.json", "implements", TableHashes("implements"), GentableCodec.ReadImplements));
-            var t169 = new ImplicitTable(GentableRead.Rows<Implicit>(GentableRead.Bytes(bytesOf, "implicit.json", "implicit"), "implicit.json", "implicit", TableHashes("implicit"), GentableCodec.ReadImplicit));
-            var t170 = new ImportTable(GentableRead.Rows<Import>(GentableRead.Bytes(bytesOf, "import.json", "import"), "import.json", "import", TableHashes("import"), GentableCodec.ReadImport));
-            var t171 = new InTable(GentableRead.Rows<In>(GentableRead.Bytes(bytesOf, "in.json", "in"), "in.json", "in", TableHashes("in"), GentableCodec.ReadIn));
-            var t172 = new InferTable(GentableRead.Rows<Infer>(GentableRead.Bytes(bytesOf, "infer.json", "infer"), "infer.json", "infer", TableHashes("infer"), GentableCodec.ReadInfer));
-            var t173 = new InitTable(GentableRead.Rows<Init>(GentableRead.Bytes(bytesOf, "init.json", "init"), "init.json", "init", TableHashes("init"), GentableCodec.ReadInit));
-            var t174 = new InstanceofTable(GentableRead.Rows<Instanceof>(GentableRead.Bytes(bytesOf, "instanceof.json", "instanceof"), "instanceof.json", "instanceof", TableHashes("instanceof"), GentableCodec.ReadInstanceof));
-            var t175 = new IntTable(GentableRead.Rows<Int>(GentableRead.Bytes(bytesOf, "int.json", "int"), "int.json", "int", TableHashes("int"), GentableCodec.ReadInt));
-            var t176 = new InterfaceTable(GentableRead.Rows<Interface>(GentableRead.Bytes(bytesOf, "interface.json", "interface"), "interface.json", "interface", TableHashes("interface"), GentableCodec.ReadInterface));
-            var t177 = new InternalTable(GentableRead.Rows<Internal>(GentableRead.Bytes(bytesOf, "internal.json", "internal"), "internal.json", "internal", TableHashes("internal"), GentableCodec.ReadInternal));
-            var t178 = new IntrinsicTable(GentableRead.Rows<Intrinsic>(GentableRead.Bytes(bytesOf, "intrinsic.json", "intrinsic"), "intrinsic.json", "intrinsic", TableHashes("intrinsic"), GentableCodec.ReadIntrinsic));
-            var t179 = new IsTable(GentableRead.Rows<Is>(GentableRead.Bytes(bytesOf, "is.json", "is"), "is.json", "is", TableHashes("is"), GentableCodec.ReadIs));
-            var t180 = new IsPrototypeOfTable(GentableRead.Rows<IsPrototypeOf>(GentableRead.Bytes(bytesOf, "isPrototypeOf.json", "isPrototypeOf"), "isPrototypeOf.json", "isPrototypeOf", TableHashes("isPrototypeOf"), GentableCodec.ReadIsPrototypeOf));
-            var t181 = new IsizeTable(GentableRead.Rows<Isize>(GentableRead.Bytes(bytesOf, "isize.json", "isize"), "isize.json", "isize", TableHashes("isize"), GentableCodec.ReadIsize));
-            var t182 = new JoinTable(GentableRead.Rows<Join>(GentableRead.Bytes(bytesOf, "join.json", "join"), "join.json", "join", TableHashes("join"), GentableCodec.ReadJoin));
-            var t183 = new KeyofTable(GentableRead.Rows<Keyof>(GentableRead.Bytes(bytesOf, "keyof.json", "keyof"), "keyof.json", "keyof", TableHashes("keyof"), GentableCodec.ReadKeyof));
-            var t184 = new LetTable(GentableRead.Rows<Let>(GentableRead.Bytes(bytesOf, "let.json", "let"), "let.json", "let", TableHashes("let"), GentableCodec.ReadLet));
-            var t185 = new LibTable(GentableRead.Rows<Lib>(GentableRead.Bytes(bytesOf, "lib.json", "lib"), "lib.json", "lib", TableHashes("lib"), GentableCodec.ReadLib));
-            var t186 = new LockTable(GentableRead.Rows<Lock>(GentableRead.Bytes(bytesOf, "lock.json", "lock"), "lock.json", "lock", TableHashes("lock"), GentableCodec.ReadLock));
-            var t187 = new LongTable(GentableRead.Rows<Long>(GentableRead.Bytes(bytesOf, "long.json", "long"), "long.json", "long", TableHashes("long"), GentableCodec.ReadLong));
-            var t188 = new LoopTable(GentableRead.Rows<Loop>(GentableRead.Bytes(bytesOf, "loop.json", "loop"), "loop.json", "loop", TableHashes("loop"), GentableCodec.ReadLoop));
-            var t189 = new MacroTable(GentableRead.Rows<Macro>(GentableRead.Bytes(bytesOf, "macro.json", "macro"), "macro.json", "macro", TableHashes("macro"), GentableCodec.ReadMacro));
-            var t190 = new MacroRulesTable(GentableRead.Rows<MacroRules>(GentableRead.Bytes(bytesOf, "macro_rules.json", "macro_rules"), "macro_rules.json", "macro_rules", TableHashes("macro_rules"), GentableCodec.ReadMacroRules));
-            var t191 = new MainTable(GentableRead.Rows<Main>(GentableRead.Bytes(bytesOf, "main.json", "main"), "main.json", "main", TableHashes("main"), GentableCodec.ReadMain));
-            var t192 = new ManagedTable(GentableRead.Rows<Managed>(GentableRead.Bytes(bytesOf, "managed.json", "managed"), "managed.json", "managed", TableHashes("managed"), GentableCodec.ReadManaged));
-            var t193 = new MatchTable(GentableRead.Rows<Match>(GentableRead.Bytes(bytesOf, "match.json", "match"), "match.json", "match", TableHashes("match"), GentableCodec.ReadMatch));
-            var t194 = new ModTable(GentableRead.Rows<Mod>(GentableRead.Bytes(bytesOf, "mod.json", "mod"), "mod.json", "mod", TableHashes("mod"), GentableCodec.ReadMod));
-            var t195 = new ModuleTable(GentableRead.Rows<Module>(GentableRead.Bytes(bytesOf, "module.json", "module"), "module.json", "module", TableHashes("module"), GentableCodec.ReadModule));
-            var t196 = new MoveTable(GentableRead.Rows<Move>(GentableRead.Bytes(bytesOf, "move.json", "move"), "move.json", "move", TableHashes("move"), GentableCodec.ReadMove));
-            var t197 = new MutTable(GentableRead.Rows<Mut>(GentableRead.Bytes(bytesOf, "mut.json", "mut"), "mut.json", "mut", TableHashes("mut"), GentableCodec.ReadMut));
-            var t198 = new NameofTable(GentableRead.Rows<Nameof>(GentableRead.Bytes(bytesOf, "nameof.json", "nameof"), "nameof.json", "nameof", TableHashes("nameof"), GentableCodec.ReadNameof));
-            var t199 = new NamespaceTable(GentableRead.Rows<Namespace>(GentableRead.Bytes(bytesOf, "namespace.json", "namespace"), "namespace.json", "namespace", TableHashes("namespace"), GentableCodec.ReadNamespace));
-            var t200 = new NeverTable(GentableRead.Rows<Never>(GentableRead.Bytes(bytesOf, "never.json", "never"), "never.json", "never", TableHashes("never"), GentableCodec.ReadNever));
-            var t201 = new NewTable(GentableRead.Rows<New>(GentableRead.Bytes(bytesOf, "new.json", "new"), "new.json", "new", TableHashes("new"), GentableCodec.ReadNew));
-            var t202 = new NintTable(GentableRead.Rows<Nint>(GentableRead.Bytes(bytesOf, "nint.json", "nint"), "nint.json", "nint", TableHashes("nint"), GentableCodec.ReadNint));
-            var t203 = new NotTable(GentableRead.Rows<Not>(GentableRead.Bytes(bytesOf, "not.json", "not"), "not.json", "not", TableHashes("not"), GentableCodec.ReadNot));
-            var t204 = new NuintTable(GentableRead.Rows<Nuint>(GentableRead.Bytes(bytesOf, "nuint.json", "nuint"), "nuint.json", "nuint", TableHashes("nuint"), GentableCodec.ReadNuint));
-            var t205 = new NullTable(GentableRead.Rows<Null>(GentableRead.Bytes(bytesOf, "null.json", "null"), "null.json", "null", TableHashes("null"), GentableCodec.ReadNull));
-            var t206 = new NumberTable(GentableRead.Rows<Number>(GentableRead.Bytes(bytesOf, "number.json", "number"), "number.json", "number", TableHashes("number"), GentableCodec.ReadNumber));
-            var t207 = new ObjectTable(GentableRead.Rows<Object>(GentableRead.Bytes(bytesOf, "object.json", "object"), "object.json", "object", TableHashes("object"), GentableCodec.ReadObject));
-            var t208 = new OfTable(GentableRead.Rows<Of>(GentableRead.Bytes(bytesOf, "of.json", "of"), "of.json", "of", TableHashes("of"), GentableCodec.ReadOf));
-            var t209 = new OnTable(GentableRead.Rows<On>(GentableRead.Bytes(bytesOf, "on.json", "on"), "on.json", "on", TableHashes("on"), GentableCodec.ReadOn));
-            var t210 = new OperatorTable(GentableRead.Rows<Operator>(GentableRead.Bytes(bytesOf, "operator.json", "operator"), "operator.json", "operator", TableHashes("operator"), GentableCodec.ReadOperator));
-            var t211 = new OrTable(GentableRead.Rows<Or>(GentableRead.Bytes(bytesOf, "or.json", "or"), "or.json", "or", TableHashes("or"), GentableCodec.ReadOr));
-            var t212 = new OrderbyTable(GentableRead.Rows<Orderby>(GentableRead.Bytes(bytesOf, "orderby.json", "orderby"), "orderby.json", "orderby", TableHashes("orderby"), GentableCodec.ReadOrderby));
-            var t213 = new OutTable(GentableRead.Rows<Out>(GentableRead.Bytes(bytesOf, "out.json", "out"), "out.json", "out", TableHashes("out"), GentableCodec.ReadOut));
-            var t214 = new OverrideTable(GentableRead.Rows<Override>(GentableRead.Bytes(bytesOf, "override.json", "override"), "override.json", "override", TableHashes("override"), GentableCodec.ReadOverride));
-            var t215 = new PackageTable(GentableRead.Rows<Package>(GentableRead.Bytes(bytesOf, "package.json", "package"), "package.json", "package", TableHashes("package"), GentableCodec.ReadPackage));
-            var t216 = new ParamsTable(GentableRead.Rows<Params>(GentableRead.Bytes(bytesOf, "params.json", "params"), "params.json", "params", TableHashes("params"), GentableCodec.ReadParams));
-            var t217 = new PartialTable(GentableRead.Rows<Partial>(GentableRead.Bytes(bytesOf, "partial.json", "partial"), "partial.json", "partial", TableHashes("partial"), GentableCodec.ReadPartial));
-            var t218 = new PrivTable(GentableRead.Rows<Priv>(GentableRead.Bytes(bytesOf, "priv.json", "priv"), "priv.json", "priv", TableHashes("priv"), GentableCodec.ReadPriv));
-            var t219 = new PrivateTable(GentableRead.Rows<Private>(GentableRead.Bytes(bytesOf, "private.json", "private"), "private.json", "private", TableHashes("private"), GentableCodec.ReadPrivate));
-            var t220 = new ProcMacroTable(GentableRead.Rows<ProcMacro>(GentableRead.Bytes(bytesOf, "proc_macro.json", "proc_macro"), "proc_macro.json", "proc_macro", TableHashes("proc_macro"), GentableCodec.ReadProcMacro));
-            var t221 = new ProcessTable(GentableRead.Rows<Process>(GentableRead.Bytes(bytesOf, "process.json", "process"), "process.json", "process", TableHashes("process"), GentableCodec.ReadProcess));
-            var t222 = new PropertyIsEnumerableTable(GentableRead.Rows<PropertyIsEnumerable>(GentableRead.Bytes(bytesOf, "propertyIsEnumerable.json", "propertyIsEnumerable"), "propertyIsEnumerable.json", "propertyIsEnumerable", TableHashes("propertyIsEnumerable"), GentableCodec.ReadPropertyIsEnumerable));
-            var t223 = new ProtectedTable(GentableRead.Rows<Protected>(GentableRead.Bytes(bytesOf, "protected.json", "protected"), "protected.json", "protected", TableHashes("protected"), GentableCodec.ReadProtected));
-            var t224 = new PrototypeTable(GentableRead.Rows<Prototype>(GentableRead.Bytes(bytesOf, "prototype.json", "prototype"), "prototype.json", "prototype", TableHashes("prototype"), GentableCodec.ReadPrototype));
-            var t225 = new PubTable(GentableRead.Rows<Pub>(GentableRead.Bytes(bytesOf, "pub.json", "pub"), "pub.json", "pub", TableHashes("pub"), GentableCodec.ReadPub));
-            var t226 = new PublicTable(GentableRead.Rows<Public>(GentableRead.Bytes(bytesOf, "public.json", "public"), "public.json", "public", TableHashes("public"), GentableCodec.ReadPublic));
-            var t227 = new RawTable(GentableRead.Rows<Raw>(GentableRead.Bytes(bytesOf, "raw.json", "raw"), "raw.json", "raw", TableHashes("raw"), GentableCodec.ReadRaw));
-            var t228 = new ReadonlyTable(GentableRead.Rows<Readonly>(GentableRead.Bytes(bytesOf, "readonly.json", "readonly"), "readonly.json", "readonly", TableHashes("readonly"), GentableCodec.ReadReadonly));
-            var t229 = new RecordTable(GentableRead.Rows<Record>(GentableRead.Bytes(bytesOf, "record.json", "record"), "record.json", "record", TableHashes("record"), GentableCodec.ReadRecord));
-            var t230 = new RefTable(GentableRead.Rows<Ref>(GentableRead.Bytes(bytesOf, "ref.json", "ref"), "ref.json", "ref", TableHashes("ref"), GentableCodec.ReadRef));
-            var t231 = new RemoveTable(GentableRead.Rows<Remove>(GentableRead.Bytes(bytesOf, "remove.json", "remove"), "remove.json", "remove", TableHashes("remove"), GentableCodec.ReadRemove));
-            var t232 = new RequireTable(GentableRead.Rows<Require>(GentableRead.Bytes(bytesOf, "require.json", "require"), "require.json", "require", TableHashes("require"), GentableCodec.ReadRequire));
-            var t233 = new RequiredTable(GentableRead.Rows<Required>(GentableRead.Bytes(bytesOf, "required.json", "required"), "required.json", "required", TableHashes("required"), GentableCodec.ReadRequired));
-            var t234 = new ReturnTable(GentableRead.Rows<Return>(GentableRead.Bytes(bytesOf, "return.json", "return"), "return.json", "return", TableHashes("return"), GentableCodec.ReadReturn));
-            var t235 = new SafeTable(GentableRead.Rows<Safe>(GentableRead.Bytes(bytesOf, "safe.json", "safe"), "safe.json", "safe", TableHashes("safe"), GentableCodec.ReadSafe));
-            var t236 = new SatisfiesTable(GentableRead.Rows<Satisfies>(GentableRead.Bytes(bytesOf, "satisfies.json", "satisfies"), "satisfies.json", "satisfies", TableHashes("satisfies"), GentableCodec.ReadSatisfies));
-            var t237 = new SbyteTable(GentableRead.Rows<Sbyte>(GentableRead.Bytes(bytesOf, "sbyte.json", "sbyte"), "sbyte.json", "sbyte", TableHashes("sbyte"), GentableCodec.ReadSbyte));
-            var t238 = new ScopedTable(GentableRead.Rows<Scoped>(GentableRead.Bytes(bytesOf, "scoped.json", "scoped"), "scoped.json", "scoped", TableHashes("scoped"), GentableCodec.ReadScoped));
-            var t239 = new SealedTable(GentableRead.Rows<Sealed>(GentableRead.Bytes(bytesOf, "sealed.json", "sealed"), "sealed.json", "sealed", TableHashes("sealed"), GentableCodec.ReadSealed));
-            var t240 = new SelectTable(GentableRead.Rows<Select>(GentableRead.Bytes(bytesOf, "select.json", "select"), "select.json", "select", TableHashes("select"), GentableCodec.ReadSelect));
-            var t241 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "self.json", "self"), "self.json", "self", TableHashes("self"), GentableCodec.ReadSelf));
-            var t242 = new SetTable(GentableRead.Rows<Set>(GentableRead.Bytes(bytesOf, "set.json", "set"), "set.json", "set", TableHashes("set"), GentableCodec.ReadSet));
-            var t243 = new ShortTable(GentableRead.Rows<Short>(GentableRead.Bytes(bytesOf, "short.json", "short"), "short.json", "short", TableHashes("short"), GentableCodec.ReadShort));
-            var t244 = new SizeofTable(GentableRead.Rows<Sizeof>(GentableRead.Bytes(bytesOf, "sizeof.json", "sizeof"), "sizeof.json", "sizeof", TableHashes("sizeof"), GentableCodec.ReadSizeof));
-            var t245 = new StackallocTable(GentableRead.Rows<Stackalloc>(GentableRead.Bytes(bytesOf, "stackalloc.json", "stackalloc"), "stackalloc.json", "stackalloc", TableHashes("stackalloc"), GentableCodec.ReadStackalloc));
-            var t246 = new StaticTable(GentableRead.Rows<Static>(GentableRead.Bytes(bytesOf, "static.json", "static"), "static.json", "static", TableHashes("static"), GentableCodec.ReadStatic));
-            var t247 = new StdTable(GentableRead.Rows<Std>(GentableRead.Bytes(bytesOf, "std.json", "std"), "std.json", "std", TableHashes("std"), GentableCodec.ReadStd));
-            var t248 = new StrTable(GentableRead.Rows<Str>(GentableRead.Bytes(bytesOf, "str.json", "str"), "str.json", "str", TableHashes("str"), GentableCodec.ReadStr));
-            var t249 = new StructTable(GentableRead.Rows<Struct>(GentableRead.Bytes(bytesOf, "struct.json", "struct"), "struct.json", "struct", TableHashes("struct"), GentableCodec.ReadStruct));
-            var t250 = new SuperTable(GentableRead.Rows<Super>(GentableRead.Bytes(bytesOf, "super.json", "super"), "super.json", "super", TableHashes("super"), GentableCodec.ReadSuper));
-            var t251 = new SwitchTable(GentableRead.Rows<Switch>(GentableRead.Bytes(bytesOf, "switch.json", "switch"), "switch.json", "switch", TableHashes("switch"), GentableCodec.ReadSwitch));
-            var t252 = new SymbolTable(GentableRead.Rows<Symbol>(GentableRead.Bytes(bytesOf, "symbol.json", "symbol"), "symbol.json", "symbol", TableHashes("symbol"), GentableCodec.ReadSymbol));
-            var t253 = new TestTable(GentableRead.Rows<Test>(GentableRead.Bytes(bytesOf, "test.json", "test"), "test.json", "test", TableHashes("test"), GentableCodec.ReadTest));
-            var t254 = new ThisTable(GentableRead.Rows<This>(GentableRead.Bytes(bytesOf, "this.json", "this"), "this.json", "this", TableHashes("this"), GentableCodec.ReadThis));
-            var t255 = new ThrowTable(GentableRead.Rows<Throw>(GentableRead.Bytes(bytesOf, "throw.json", "throw"), "throw.json", "throw", TableHashes("throw"), GentableCodec.ReadThrow));
-            var t256 = new ToLocaleStringTable(GentableRead.Rows<ToLocaleString>(GentableRead.Bytes(bytesOf, "toLocaleString.json", "toLocaleString"), "toLocaleString.json", "toLocaleString", TableHashes("toLocaleString"), GentableCodec.ReadToLocaleString));
-            var t257 = new TraitTable(GentableRead.Rows<Trait>(GentableRead.Bytes(bytesOf, "trait.json", "trait"), "trait.json", "trait", TableHashes("trait"), GentableCodec.ReadTrait));
-            var t258 = new TrueTable(GentableRead.Rows<True>(GentableRead.Bytes(bytesOf, "true.json", "true"), "true.json", "true", TableHashes("true"), GentableCodec.ReadTrue));
-            var t259 = new TryTable(GentableRead.Rows<Try>(GentableRead.Bytes(bytesOf, "try.json", "try"), "try.json", "try", TableHashes("try"), GentableCodec.ReadTry));
-            var t260 = new TypeTable(GentableRead.Rows<Type>(GentableRead.Bytes(bytesOf, "type.json", "type"), "type.json", "type", TableHashes("type"), GentableCodec.ReadType));
-            var t261 = new TypeofTable(GentableRead.Rows<Typeof>(GentableRead.Bytes(bytesOf, "typeof.json", "typeof"), "typeof.json", "typeof", TableHashes("typeof"), GentableCodec.ReadTypeof));
-            var t262 = new U128Table(GentableRead.Rows<U128>(GentableRead.Bytes(bytesOf, "u128.json", "u128"), "u128.json", "u128", TableHashes("u128"), GentableCodec.ReadU128));
-            var t263 = new U16Table(GentableRead.Rows<U16>(GentableRead.Bytes(bytesOf, "u16.json", "u16"), "u16.json", "u16", TableHashes("u16"), GentableCodec.ReadU16));
-            var t264 = new U32Table(GentableRead.Rows<U32>(GentableRead.Bytes(bytesOf, "u32.json", "u32"), "u32.json", "u32", TableHashes("u32"), GentableCodec.ReadU32));
-            var t265 = new U64Table(GentableRead.Rows<U64>(GentableRead.Bytes(bytesOf, "u64.json", "u64"), "u64.json", "u64", TableHashes("u64"), GentableCodec.ReadU64));
-            var t266 = new U8Table(GentableRead.Rows<U8>(GentableRead.Bytes(bytesOf, "u8.json", "u8"), "u8.json", "u8", TableHashes("u8"), GentableCodec.ReadU8));
-            var t267 = new UintTable(GentableRead.Rows<Uint>(GentableRead.Bytes(bytesOf, "uint.json", "uint"), "uint.json", "uint", TableHashes("uint"), GentableCodec.ReadUint));
-            var t268 = new UlongTable(GentableRead.Rows<Ulong>(GentableRead.Bytes(bytesOf, "ulong.json", "ulong"), "ulong.json", "ulong", TableHashes("ulong"), GentableCodec.ReadUlong));
-            var t269 = new UncheckedTable(GentableRead.Rows<Unchecked>(GentableRead.Bytes(bytesOf, "unchecked.json", "unchecked"), "unchecked.json", "unchecked", TableHashes("unchecked"), GentableCodec.ReadUnchecked));
-            var t270 = new UndefinedTable(GentableRead.Rows<Undefined>(GentableRead.Bytes(bytesOf, "undefined.json", "undefined"), "undefined.json", "undefined", TableHashes("undefined"), GentableCodec.ReadUndefined));
-            var t271 = new UnionTable(GentableRead.Rows<Union>(GentableRead.Bytes(bytesOf, "union.json", "union"), "union.json", "union", TableHashes("union"), GentableCodec.ReadUnion));
-            var t272 = new UniqueTable(GentableRead.Rows<Unique>(GentableRead.Bytes(bytesOf, "unique.json", "unique"), "unique.json", "unique", TableHashes("unique"), GentableCodec.ReadUnique));
-            var t273 = new UnknownTable(GentableRead.Rows<Unknown>(GentableRead.Bytes(bytesOf, "unknown.json", "unknown"), "unknown.json", "unknown", TableHashes("unknown"), GentableCodec.ReadUnknown));
-            var t274 = new UnmanagedTable(GentableRead.Rows<Unmanaged>(GentableRead.Bytes(bytesOf, "unmanaged.json", "unmanaged"), "unmanaged.json", "unmanaged", TableHashes("unmanaged"), GentableCodec.ReadUnmanaged));
-            var t275 = new UnsafeTable(GentableRead.Rows<Unsafe>(GentableRead.Bytes(bytesOf, "unsafe.json", "unsafe"), "unsafe.json", "unsafe", TableHashes("unsafe"), GentableCodec.ReadUnsafe));
-            var t276 = new UnsizedTable(GentableRead.Rows<Unsized>(GentableRead.Bytes(bytesOf, "unsized.json", "unsized"), "unsized.json", "unsized", TableHashes("unsized"), GentableCodec.ReadUnsized));
-            var t277 = new UseTable(GentableRead.Rows<Use>(GentableRead.Bytes(bytesOf, "use.json", "use"), "use.json", "use", TableHashes("use"), GentableCodec.ReadUse));
-            var t278 = new UshortTable(GentableRead.Rows<Ushort>(GentableRead.Bytes(bytesOf, "ushort.json", "ushort"), "ushort.json", "ushort", TableHashes("ushort"), GentableCodec.ReadUshort));
-            var t279 = new UsingTable(GentableRead.Rows<Using>(GentableRead.Bytes(bytesOf, "using.json", "using"), "using.json", "using", TableHashes("using"), GentableCodec.ReadUsing));
-            var t280 = new UsizeTable(GentableRead.Rows<Usize>(GentableRead.Bytes(bytesOf, "usize.json", "usize"), "usize.json", "usize", TableHashes("usize"), GentableCodec.ReadUsize));
-            var t281 = new ValueTable(GentableRead.Rows<Value>(GentableRead.Bytes(bytesOf, "value.json", "value"), "value.json", "value", TableHashes("value"), GentableCodec.ReadValue));
-            var t282 = new ValueOfTable(GentableRead.Rows<ValueOf>(GentableRead.Bytes(bytesOf, "valueOf.json", "valueOf"), "valueOf.json", "valueOf", TableHashes("valueOf"), GentableCodec.ReadValueOf));
-            var t283 = new VarTable(GentableRead.Rows<Var>(GentableRead.Bytes(bytesOf, "var.json", "var"), "var.json", "var", TableHashes("var"), GentableCodec.ReadVar));
-            var t284 = new VirtualTable(GentableRead.Rows<Virtual>(GentableRead.Bytes(bytesOf, "virtual.json", "virtual"), "virtual.json", "virtual", TableHashes("virtual"), GentableCodec.ReadVirtual));
-            var t285 = new VoidTable(GentableRead.Rows<Void>(GentableRead.Bytes(bytesOf, "void.json", "void"), "void.json", "void", TableHashes("void"), GentableCodec.ReadVoid));
-            var t286 = new VolatileTable(GentableRead.Rows<Volatile>(GentableRead.Bytes(bytesOf, "volatile.json", "volatile"), "volatile.json", "volatile", TableHashes("volatile"), GentableCodec.ReadVolatile));
-            var t287 = new WhenTable(GentableRead.Rows<When>(GentableRead.Bytes(bytesOf, "when.json", "when"), "when.json", "when", TableHashes("when"), GentableCodec.ReadWhen));
-            var t288 = new WhereTable(GentableRead.Rows<Where>(GentableRead.Bytes(bytesOf, "where.json", "where"), "where.json", "where", TableHashes("where"), GentableCodec.ReadWhere));
-            var t289 = new WhileTable(GentableRead.Rows<While>(GentableRead.Bytes(bytesOf, "while.json", "while"), "while.json", "while", TableHashes("while"), GentableCodec.ReadWhile));
-            var t290 = new WithTable(GentableRead.Rows<With>(GentableRead.Bytes(bytesOf, "with.json", "with"), "with.json", "with", TableHashes("with"), GentableCodec.ReadWith));
-            var t291 = new YieldTable(GentableRead.Rows<Yield>(GentableRead.Bytes(bytesOf, "yield.json", "yield"), "yield.json", "yield", TableHashes("yield"), GentableCodec.ReadYield));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, t36, t37, t38, t39, t40, t41, t42, t43, t44, t45, t46, t47, t48, t49, t50, t51, t52, t53, t54, t55, t56, t57, t58, t59, t60, t61, t62, t63, t64, t65, t66, t67, t68, t69, t70, t71, t72, t73, t74, t75, t76, t77, t78, t79, t80, t81, t82, t83, t84, t85, t86, t87, t88, t89, t90, t91, t92, t93, t94, t95, t96, t97, t98, t99, t100, t101, t102, t103, t104, t105, t106, t107, t108, t109, t110, t111, t112, t113, t114, t115, t116, t117, t118, t119, t120, t121, t122, t123, t124, t125, t126, t127, t128, t129, t130, t131, t132, t133, t134, t135, t136, t137, t138, t139, t140, t141, t142, t143, t144, t145, t146, t147, t148, t149, t150, t151, t152, t153, t154, t155, t156, t157, t158, t159, t160, t161, t162, t163, t164, t165, t166, t167, t168, t169, t170, t171, t172, t173, t174, t175, t176, t177, t178, t179, t180, t181, t182, t183, t184, t185, t186, t187, t188, t189, t190, t191, t192, t193, t194, t195, t196, t197, t198, t199, t200, t201, t202, t203, t204, t205, t206, t207, t208, t209, t210, t211, t212, t213, t214, t215, t216, t217, t218, t219, t220, t221, t222, t223, t224, t225, t226, t227, t228, t229, t230, t231, t232, t233, t234, t235, t236, t237, t238, t239, t240, t241, t242, t243, t244, t245, t246, t247, t248, t249, t250, t251, t252, t253, t254, t255, t256, t257, t258, t259, t260, t261, t262, t263, t264, t265, t266, t267, t268, t269, t270, t271, t272, t273, t274, t275, t276, t277, t278, t279, t280, t281, t282, t283, t284, t285, t286, t287, t288, t289, t290, t291);
+            var t0 = new ArrayTable(GentableRead.Rows<Array>(GentableRead.Bytes(bytesOf, "Array.bytes", "Array"), "Array.bytes", "Array", TableHashes("Array"), GentableCodec.ReadArray, GentableCodec.ReadArray));
+            var t1 = new ArrayBufferTable(GentableRead.Rows<ArrayBuffer>(GentableRead.Bytes(bytesOf, "ArrayBuffer.bytes", "ArrayBuffer"), "ArrayBuffer.bytes", "ArrayBuffer", TableHashes("ArrayBuffer"), GentableCodec.ReadArrayBuffer, GentableCodec.ReadArrayBuffer));
+            var t2 = new ArrayLikeTable(GentableRead.Rows<ArrayLike>(GentableRead.Bytes(bytesOf, "ArrayLike.bytes", "ArrayLike"), "ArrayLike.bytes", "ArrayLike", TableHashes("ArrayLike"), GentableCodec.ReadArrayLike, GentableCodec.ReadArrayLike));
+            var t3 = new AsMutTable(GentableRead.Rows<AsMut>(GentableRead.Bytes(bytesOf, "AsMut.bytes", "AsMut"), "AsMut.bytes", "AsMut", TableHashes("AsMut"), GentableCodec.ReadAsMut, GentableCodec.ReadAsMut));
+            var t4 = new AsRefTable(GentableRead.Rows<AsRef>(GentableRead.Bytes(bytesOf, "AsRef.bytes", "AsRef"), "AsRef.bytes", "AsRef", TableHashes("AsRef"), GentableCodec.ReadAsRef, GentableCodec.ReadAsRef));
+            var t5 = new BufferTable(GentableRead.Rows<Buffer>(GentableRead.Bytes(bytesOf, "Buffer.bytes", "Buffer"), "Buffer.bytes", "Buffer", TableHashes("Buffer"), GentableCodec.ReadBuffer, GentableCodec.ReadBuffer));
+            var t6 = new CloneTable(GentableRead.Rows<Clone>(GentableRead.Bytes(bytesOf, "Clone.bytes", "Clone"), "Clone.bytes", "Clone", TableHashes("Clone"), GentableCodec.ReadClone, GentableCodec.ReadClone));
+            var t7 = new CopyTable(GentableRead.Rows<Copy>(GentableRead.Bytes(bytesOf, "Copy.bytes", "Copy"), "Copy.bytes", "Copy", TableHashes("Copy"), GentableCodec.ReadCopy, GentableCodec.ReadCopy));
+            var t8 = new DataViewTable(GentableRead.Rows<DataView>(GentableRead.Bytes(bytesOf, "DataView.bytes", "DataView"), "DataView.bytes", "DataView", TableHashes("DataView"), GentableCodec.ReadDataView, GentableCodec.ReadDataView));
+            var t9 = new DateTable(GentableRead.Rows<Date>(GentableRead.Bytes(bytesOf, "Date.bytes", "Date"), "Date.bytes", "Date", TableHashes("Date"), GentableCodec.ReadDate, GentableCodec.ReadDate));
+            var t10 = new DebugTable(GentableRead.Rows<Debug>(GentableRead.Bytes(bytesOf, "Debug.bytes", "Debug"), "Debug.bytes", "Debug", TableHashes("Debug"), GentableCodec.ReadDebug, GentableCodec.ReadDebug));
+            var t11 = new DefaultTable(GentableRead.Rows<Default>(GentableRead.Bytes(bytesOf, "Default.bytes", "Default"), "Default.bytes", "Default", TableHashes("Default"), GentableCodec.ReadDefault, GentableCodec.ReadDefault));
+            var t12 = new DisplayTable(GentableRead.Rows<Display>(GentableRead.Bytes(bytesOf, "Display.bytes", "Display"), "Display.bytes", "Display", TableHashes("Display"), GentableCodec.ReadDisplay, GentableCodec.ReadDisplay));
+            var t13 = new DoubleEndedIteratorTable(GentableRead.Rows<DoubleEndedIterator>(GentableRead.Bytes(bytesOf, "DoubleEndedIterator.bytes", "DoubleEndedIterator"), "DoubleEndedIterator.bytes", "DoubleEndedIterator", TableHashes("DoubleEndedIterator"), GentableCodec.ReadDoubleEndedIterator, GentableCodec.ReadDoubleEndedIterator));
+            var t14 = new DropTable(GentableRead.Rows<Drop>(GentableRead.Bytes(bytesOf, "Drop.bytes", "Drop"), "Drop.bytes", "Drop", TableHashes("Drop"), GentableCodec.ReadDrop, GentableCodec.ReadDrop));
+            var t15 = new EqTable(GentableRead.Rows<Eq>(GentableRead.Bytes(bytesOf, "Eq.bytes", "Eq"), "Eq.bytes", "Eq", TableHashes("Eq"), GentableCodec.ReadEq, GentableCodec.ReadEq));
+            var t16 = new ErrTable(GentableRead.Rows<Err>(GentableRead.Bytes(bytesOf, "Err.bytes", "Err"), "Err.bytes", "Err", TableHashes("Err"), GentableCodec.ReadErr, GentableCodec.ReadErr));
+            var t17 = new ErrorTable(GentableRead.Rows<Error>(GentableRead.Bytes(bytesOf, "Error.bytes", "Error"), "Error.bytes", "Error", TableHashes("Error"), GentableCodec.ReadError, GentableCodec.ReadError));
+            var t18 = new EvalErrorTable(GentableRead.Rows<EvalError>(GentableRead.Bytes(bytesOf, "EvalError.bytes", "EvalError"), "EvalError.bytes", "EvalError", TableHashes("EvalError"), GentableCodec.ReadEvalError, GentableCodec.ReadEvalError));
+            var t19 = new ExactSizeIteratorTable(GentableRead.Rows<ExactSizeIterator>(GentableRead.Bytes(bytesOf, "ExactSizeIterator.bytes", "ExactSizeIterator"), "ExactSizeIterator.bytes", "ExactSizeIterator", TableHashes("ExactSizeIterator"), GentableCodec.ReadExactSizeIterator, GentableCodec.ReadExactSizeIterator));
+            var t20 = new ExcludeTable(GentableRead.Rows<Exclude>(GentableRead.Bytes(bytesOf, "Exclude.bytes", "Exclude"), "Exclude.bytes", "Exclude", TableHashes("Exclude"), GentableCodec.ReadExclude, GentableCodec.ReadExclude));
+            var t21 = new ExtendTable(GentableRead.Rows<Extend>(GentableRead.Bytes(bytesOf, "Extend.bytes", "Extend"), "Extend.bytes", "Extend", TableHashes("Extend"), GentableCodec.ReadExtend, GentableCodec.ReadExtend));
+            var t22 = new ExtractTable(GentableRead.Rows<Extract>(GentableRead.Bytes(bytesOf, "Extract.bytes", "Extract"), "Extract.bytes", "Extract", TableHashes("Extract"), GentableCodec.ReadExtract, GentableCodec.ReadExtract));
+            var t23 = new FieldsTable(GentableRead.Rows<Fields>(GentableRead.Bytes(bytesOf, "Fields.bytes", "Fields"), "Fields.bytes", "Fields", TableHashes("Fields"), GentableCodec.ReadFields, GentableCodec.ReadFields));
+            var t24 = new Finalize_Table(GentableRead.Rows<Finalize_>(GentableRead.Bytes(bytesOf, "Finalize.bytes", "Finalize"), "Finalize.bytes", "Finalize", TableHashes("Finalize"), GentableCodec.ReadFinalize_, GentableCodec.ReadFinalize_));
+            var t25 = new FnMutTable(GentableRead.Rows<FnMut>(GentableRead.Bytes(bytesOf, "FnMut.bytes", "FnMut"), "FnMut.bytes", "FnMut", TableHashes("FnMut"), GentableCodec.ReadFnMut, GentableCodec.ReadFnMut));
+            var t26 = new FnOnceTable(GentableRead.Rows<FnOnce>(GentableRead.Bytes(bytesOf, "FnOnce.bytes", "FnOnce"), "FnOnce.bytes", "FnOnce", TableHashes("FnOnce"), GentableCodec.ReadFnOnce, GentableCodec.ReadFnOnce));
+            var t27 = new FromTable(GentableRead.Rows<From>(GentableRead.Bytes(bytesOf, "From.bytes", "From"), "From.bytes", "From", TableHashes("From"), GentableCodec.ReadFrom, GentableCodec.ReadFrom));
+            var t28 = new FromIteratorTable(GentableRead.Rows<FromIterator>(GentableRead.Bytes(bytesOf, "FromIterator.bytes", "FromIterator"), "FromIterator.bytes", "FromIterator", TableHashes("FromIterator"), GentableCodec.ReadFromIterator, GentableCodec.ReadFromIterator));
+            var t29 = new GetHashCode_Table(GentableRead.Rows<GetHashCode_>(GentableRead.Bytes(bytesOf, "GetHashCode.bytes", "GetHashCode"), "GetHashCode.bytes", "GetHashCode", TableHashes("GetHashCode"), GentableCodec.ReadGetHashCode_, GentableCodec.ReadGetHashCode_));
+            var t30 = new GetType_Table(GentableRead.Rows<GetType_>(GentableRead.Bytes(bytesOf, "GetType.bytes", "GetType"), "GetType.bytes", "GetType", TableHashes("GetType"), GentableCodec.ReadGetType_, GentableCodec.ReadGetType_));
+            var t31 = new HashTable(GentableRead.Rows<Hash>(GentableRead.Bytes(bytesOf, "Hash.bytes", "Hash"), "Hash.bytes", "Hash", TableHashes("Hash"), GentableCodec.ReadHash, GentableCodec.ReadHash));
+            var t32 = new InfinityTable(GentableRead.Rows<Infinity>(GentableRead.Bytes(bytesOf, "Infinity.bytes", "Infinity"), "Infinity.bytes", "Infinity", TableHashes("Infinity"), GentableCodec.ReadInfinity, GentableCodec.ReadInfinity));
+            var t33 = new InstanceTypeTable(GentableRead.Rows<InstanceType>(GentableRead.Bytes(bytesOf, "InstanceType.bytes", "InstanceType"), "InstanceType.bytes", "InstanceType", TableHashes("InstanceType"), GentableCodec.ReadInstanceType, GentableCodec.ReadInstanceType));
+            var t34 = new IntlTable(GentableRead.Rows<Intl>(GentableRead.Bytes(bytesOf, "Intl.bytes", "Intl"), "Intl.bytes", "Intl", TableHashes("Intl"), GentableCodec.ReadIntl, GentableCodec.ReadIntl));
+            var t35 = new IntoTable(GentableRead.Rows<Into>(GentableRead.Bytes(bytesOf, "Into.bytes", "Into"), "Into.bytes", "Into", TableHashes("Into"), GentableCodec.ReadInto, GentableCodec.ReadInto));
+            var t36 = new IntoIteratorTable(GentableRead.Rows<IntoIterator>(GentableRead.Bytes(bytesOf, "IntoIterator.bytes", "IntoIterator"), "IntoIterator.bytes", "IntoIterator", TableHashes("IntoIterator"), GentableCodec.ReadIntoIterator, GentableCodec.ReadIntoIterator));
+            var t37 = new IterableTable(GentableRead.Rows<Iterable>(GentableRead.Bytes(bytesOf, "Iterable.bytes", "Iterable"), "Iterable.bytes", "Iterable", TableHashes("Iterable"), GentableCodec.ReadIterable, GentableCodec.ReadIterable));
+            var t38 = new IterableIteratorTable(GentableRead.Rows<IterableIterator>(GentableRead.Bytes(bytesOf, "IterableIterator.bytes", "IterableIterator"), "IterableIterator.bytes", "IterableIterator", TableHashes("IterableIterator"), GentableCodec.ReadIterableIterator, GentableCodec.ReadIterableIterator));
+            var t39 = new IteratorTable(GentableRead.Rows<Iterator>(GentableRead.Bytes(bytesOf, "Iterator.bytes", "Iterator"), "Iterator.bytes", "Iterator", TableHashes("Iterator"), GentableCodec.ReadIterator, GentableCodec.ReadIterator));
+            var t40 = new JsonTable(GentableRead.Rows<Json>(GentableRead.Bytes(bytesOf, "JSON.bytes", "JSON"), "JSON.bytes", "JSON", TableHashes("JSON"), GentableCodec.ReadJson, GentableCodec.ReadJson));
+            var t41 = new MapTable(GentableRead.Rows<Map>(GentableRead.Bytes(bytesOf, "Map.bytes", "Map"), "Map.bytes", "Map", TableHashes("Map"), GentableCodec.ReadMap, GentableCodec.ReadMap));
+            var t42 = new MathTable(GentableRead.Rows<Math>(GentableRead.Bytes(bytesOf, "Math.bytes", "Math"), "Math.bytes", "Math", TableHashes("Math"), GentableCodec.ReadMath, GentableCodec.ReadMath));
+            var t43 = new MemberwiseClone_Table(GentableRead.Rows<MemberwiseClone_>(GentableRead.Bytes(bytesOf, "MemberwiseClone.bytes", "MemberwiseClone"), "MemberwiseClone.bytes", "MemberwiseClone", TableHashes("MemberwiseClone"), GentableCodec.ReadMemberwiseClone_, GentableCodec.ReadMemberwiseClone_));
+            var t44 = new NaNTable(GentableRead.Rows<NaN>(GentableRead.Bytes(bytesOf, "NaN.bytes", "NaN"), "NaN.bytes", "NaN", TableHashes("NaN"), GentableCodec.ReadNaN, GentableCodec.ReadNaN));
+            var t45 = new NonNullableTable(GentableRead.Rows<NonNullable>(GentableRead.Bytes(bytesOf, "NonNullable.bytes", "NonNullable"), "NonNullable.bytes", "NonNullable", TableHashes("NonNullable"), GentableCodec.ReadNonNullable, GentableCodec.ReadNonNullable));
+            var t46 = new NoneTable(GentableRead.Rows<None>(GentableRead.Bytes(bytesOf, "None.bytes", "None"), "None.bytes", "None", TableHashes("None"), GentableCodec.ReadNone, GentableCodec.ReadNone));
+            var t47 = new OkTable(GentableRead.Rows<Ok>(GentableRead.Bytes(bytesOf, "Ok.bytes", "Ok"), "Ok.bytes", "Ok", TableHashes("Ok"), GentableCodec.ReadOk, GentableCodec.ReadOk));
+            var t48 = new OmitTable(GentableRead.Rows<Omit>(GentableRead.Bytes(bytesOf, "Omit.bytes", "Omit"), "Omit.bytes", "Omit", TableHashes("Omit"), GentableCodec.ReadOmit, GentableCodec.ReadOmit));
+            var t49 = new OptionTable(GentableRead.Rows<Option>(GentableRead.Bytes(bytesOf, "Option.bytes", "Option"), "Option.bytes", "Option", TableHashes("Option"), GentableCodec.ReadOption, GentableCodec.ReadOption));
+            var t50 = new OrdTable(GentableRead.Rows<Ord>(GentableRead.Bytes(bytesOf, "Ord.bytes", "Ord"), "Ord.bytes", "Ord", TableHashes("Ord"), GentableCodec.ReadOrd, GentableCodec.ReadOrd));
+            var t51 = new ParametersTable(GentableRead.Rows<Parameters>(GentableRead.Bytes(bytesOf, "Parameters.bytes", "Parameters"), "Parameters.bytes", "Parameters", TableHashes("Parameters"), GentableCodec.ReadParameters, GentableCodec.ReadParameters));
+            var t52 = new PartialEqTable(GentableRead.Rows<PartialEq>(GentableRead.Bytes(bytesOf, "PartialEq.bytes", "PartialEq"), "PartialEq.bytes", "PartialEq", TableHashes("PartialEq"), GentableCodec.ReadPartialEq, GentableCodec.ReadPartialEq));
+            var t53 = new PartialOrdTable(GentableRead.Rows<PartialOrd>(GentableRead.Bytes(bytesOf, "PartialOrd.bytes", "PartialOrd"), "PartialOrd.bytes", "PartialOrd", TableHashes("PartialOrd"), GentableCodec.ReadPartialOrd, GentableCodec.ReadPartialOrd));
+            var t54 = new PickTable(GentableRead.Rows<Pick>(GentableRead.Bytes(bytesOf, "Pick.bytes", "Pick"), "Pick.bytes", "Pick", TableHashes("Pick"), GentableCodec.ReadPick, GentableCodec.ReadPick));
+            var t55 = new PromiseTable(GentableRead.Rows<Promise>(GentableRead.Bytes(bytesOf, "Promise.bytes", "Promise"), "Promise.bytes", "Promise", TableHashes("Promise"), GentableCodec.ReadPromise, GentableCodec.ReadPromise));
+            var t56 = new PropertyKeyTable(GentableRead.Rows<PropertyKey>(GentableRead.Bytes(bytesOf, "PropertyKey.bytes", "PropertyKey"), "PropertyKey.bytes", "PropertyKey", TableHashes("PropertyKey"), GentableCodec.ReadPropertyKey, GentableCodec.ReadPropertyKey));
+            var t57 = new ProxyTable(GentableRead.Rows<Proxy>(GentableRead.Bytes(bytesOf, "Proxy.bytes", "Proxy"), "Proxy.bytes", "Proxy", TableHashes("Proxy"), GentableCodec.ReadProxy, GentableCodec.ReadProxy));
+            var t58 = new RangeErrorTable(GentableRead.Rows<RangeError>(GentableRead.Bytes(bytesOf, "RangeError.bytes", "RangeError"), "RangeError.bytes", "RangeError", TableHashes("RangeError"), GentableCodec.ReadRangeError, GentableCodec.ReadRangeError));
+            var t59 = new ReadonlyArrayTable(GentableRead.Rows<ReadonlyArray>(GentableRead.Bytes(bytesOf, "ReadonlyArray.bytes", "ReadonlyArray"), "ReadonlyArray.bytes", "ReadonlyArray", TableHashes("ReadonlyArray"), GentableCodec.ReadReadonlyArray, GentableCodec.ReadReadonlyArray));
+            var t60 = new ReadonlyMapTable(GentableRead.Rows<ReadonlyMap>(GentableRead.Bytes(bytesOf, "ReadonlyMap.bytes", "ReadonlyMap"), "ReadonlyMap.bytes", "ReadonlyMap", TableHashes("ReadonlyMap"), GentableCodec.ReadReadonlyMap, GentableCodec.ReadReadonlyMap));
+            var t61 = new ReadonlySetTable(GentableRead.Rows<ReadonlySet>(GentableRead.Bytes(bytesOf, "ReadonlySet.bytes", "ReadonlySet"), "ReadonlySet.bytes", "ReadonlySet", TableHashes("ReadonlySet"), GentableCodec.ReadReadonlySet, GentableCodec.ReadReadonlySet));
+            var t62 = new ReferenceEquals_Table(GentableRead.Rows<ReferenceEquals_>(GentableRead.Bytes(bytesOf, "ReferenceEquals.bytes", "ReferenceEquals"), "ReferenceEquals.bytes", "ReferenceEquals", TableHashes("ReferenceEquals"), GentableCodec.ReadReferenceEquals_, GentableCodec.ReadReferenceEquals_));
+            var t63 = new ReflectTable(GentableRead.Rows<Reflect>(GentableRead.Bytes(bytesOf, "Reflect.bytes", "Reflect"), "Reflect.bytes", "Reflect", TableHashes("Reflect"), GentableCodec.ReadReflect, GentableCodec.ReadReflect));
+            var t64 = new RegExpTable(GentableRead.Rows<RegExp>(GentableRead.Bytes(bytesOf, "RegExp.bytes", "RegExp"), "RegExp.bytes", "RegExp", TableHashes("RegExp"), GentableCodec.ReadRegExp, GentableCodec.ReadRegExp));
+            var t65 = new ResultTable(GentableRead.Rows<Result>(GentableRead.Bytes(bytesOf, "Result.bytes", "Result"), "Result.bytes", "Result", TableHashes("Result"), GentableCodec.ReadResult, GentableCodec.ReadResult));
+            var t66 = new ReturnTypeTable(GentableRead.Rows<ReturnType>(GentableRead.Bytes(bytesOf, "ReturnType.bytes", "ReturnType"), "ReturnType.bytes", "ReturnType", TableHashes("ReturnType"), GentableCodec.ReadReturnType, GentableCodec.ReadReturnType));
+            var t67 = new SendTable(GentableRead.Rows<Send>(GentableRead.Bytes(bytesOf, "Send.bytes", "Send"), "Send.bytes", "Send", TableHashes("Send"), GentableCodec.ReadSend, GentableCodec.ReadSend));
+            var t68 = new SizedTable(GentableRead.Rows<Sized>(GentableRead.Bytes(bytesOf, "Sized.bytes", "Sized"), "Sized.bytes", "Sized", TableHashes("Sized"), GentableCodec.ReadSized, GentableCodec.ReadSized));
+            var t69 = new SomeTable(GentableRead.Rows<Some>(GentableRead.Bytes(bytesOf, "Some.bytes", "Some"), "Some.bytes", "Some", TableHashes("Some"), GentableCodec.ReadSome, GentableCodec.ReadSome));
+            var t70 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.bytes", "String"), "String.bytes", "String", TableHashes("String"), GentableCodec.ReadString, GentableCodec.ReadString));
+            var t71 = new SyncTable(GentableRead.Rows<Sync>(GentableRead.Bytes(bytesOf, "Sync.bytes", "Sync"), "Sync.bytes", "Sync", TableHashes("Sync"), GentableCodec.ReadSync, GentableCodec.ReadSync));
+            var t72 = new SyntaxErrorTable(GentableRead.Rows<SyntaxError>(GentableRead.Bytes(bytesOf, "SyntaxError.bytes", "SyntaxError"), "SyntaxError.bytes", "SyntaxError", TableHashes("SyntaxError"), GentableCodec.ReadSyntaxError, GentableCodec.ReadSyntaxError));
+            var t73 = new TextDecoderTable(GentableRead.Rows<TextDecoder>(GentableRead.Bytes(bytesOf, "TextDecoder.bytes", "TextDecoder"), "TextDecoder.bytes", "TextDecoder", TableHashes("TextDecoder"), GentableCodec.ReadTextDecoder, GentableCodec.ReadTextDecoder));
+            var t74 = new TextEncoderTable(GentableRead.Rows<TextEncoder>(GentableRead.Bytes(bytesOf, "TextEncoder.bytes", "TextEncoder"), "TextEncoder.bytes", "TextEncoder", TableHashes("TextEncoder"), GentableCodec.ReadTextEncoder, GentableCodec.ReadTextEncoder));
+            var t75 = new ToOwnedTable(GentableRead.Rows<ToOwned>(GentableRead.Bytes(bytesOf, "ToOwned.bytes", "ToOwned"), "ToOwned.bytes", "ToOwned", TableHashes("ToOwned"), GentableCodec.ReadToOwned, GentableCodec.ReadToOwned));
+            var t76 = new ToString_Table(GentableRead.Rows<ToString_>(GentableRead.Bytes(bytesOf, "ToString.bytes", "ToString"), "ToString.bytes", "ToString", TableHashes("ToString"), GentableCodec.ReadToString_, GentableCodec.ReadToString_));
+            var t77 = new TryFromTable(GentableRead.Rows<TryFrom>(GentableRead.Bytes(bytesOf, "TryFrom.bytes", "TryFrom"), "TryFrom.bytes", "TryFrom", TableHashes("TryFrom"), GentableCodec.ReadTryFrom, GentableCodec.ReadTryFrom));
+            var t78 = new TryIntoTable(GentableRead.Rows<TryInto>(GentableRead.Bytes(bytesOf, "TryInto.bytes", "TryInto"), "TryInto.bytes", "TryInto", TableHashes("TryInto"), GentableCodec.ReadTryInto, GentableCodec.ReadTryInto));
+            var t79 = new TypeErrorTable(GentableRead.Rows<TypeError>(GentableRead.Bytes(bytesOf, "TypeError.bytes", "TypeError"), "TypeError.bytes", "TypeError", TableHashes("TypeError"), GentableCodec.ReadTypeError, GentableCodec.ReadTypeError));
+            var t80 = new UriErrorTable(GentableRead.Rows<UriError>(GentableRead.Bytes(bytesOf, "URIError.bytes", "URIError"), "URIError.bytes", "URIError", TableHashes("URIError"), GentableCodec.ReadUriError, GentableCodec.ReadUriError));
+            var t81 = new UrlTable(GentableRead.Rows<Url>(GentableRead.Bytes(bytesOf, "URL.bytes", "URL"), "URL.bytes", "URL", TableHashes("URL"), GentableCodec.ReadUrl, GentableCodec.ReadUrl));
+            var t82 = new Uint8arrayTable(GentableRead.Rows<Uint8array>(GentableRead.Bytes(bytesOf, "Uint8Array.bytes", "Uint8Array"), "Uint8Array.bytes", "Uint8Array", TableHashes("Uint8Array"), GentableCodec.ReadUint8array, GentableCodec.ReadUint8array));
+            var t83 = new UnpinTable(GentableRead.Rows<Unpin>(GentableRead.Bytes(bytesOf, "Unpin.bytes", "Unpin"), "Unpin.bytes", "Unpin", TableHashes("Unpin"), GentableCodec.ReadUnpin, GentableCodec.ReadUnpin));
+            var t84 = new VecTable(GentableRead.Rows<Vec>(GentableRead.Bytes(bytesOf, "Vec.bytes", "Vec"), "Vec.bytes", "Vec", TableHashes("Vec"), GentableCodec.ReadVec, GentableCodec.ReadVec));
+            var t85 = new WeakMapTable(GentableRead.Rows<WeakMap>(GentableRead.Bytes(bytesOf, "WeakMap.bytes", "WeakMap"), "WeakMap.bytes", "WeakMap", TableHashes("WeakMap"), GentableCodec.ReadWeakMap, GentableCodec.ReadWeakMap));
+            var t86 = new WeakSetTable(GentableRead.Rows<WeakSet>(GentableRead.Bytes(bytesOf, "WeakSet.bytes", "WeakSet"), "WeakSet.bytes", "WeakSet", TableHashes("WeakSet"), GentableCodec.ReadWeakSet, GentableCodec.ReadWeakSet));
+            var t87 = new ProtoTable(GentableRead.Rows<Proto>(GentableRead.Bytes(bytesOf, "__proto__.bytes", "__proto__"), "__proto__.bytes", "__proto__", TableHashes("__proto__"), GentableCodec.ReadProto, GentableCodec.ReadProto));
+            var t88 = new AbstractTable(GentableRead.Rows<Abstract>(GentableRead.Bytes(bytesOf, "abstract.bytes", "abstract"), "abstract.bytes", "abstract", TableHashes("abstract"), GentableCodec.ReadAbstract, GentableCodec.ReadAbstract));
+            var t89 = new AccessorTable(GentableRead.Rows<Accessor>(GentableRead.Bytes(bytesOf, "accessor.bytes", "accessor"), "accessor.bytes", "accessor", TableHashes("accessor"), GentableCodec.ReadAccessor, GentableCodec.ReadAccessor));
+            var t90 = new AddTable(GentableRead.Rows<Add>(GentableRead.Bytes(bytesOf, "add.bytes", "add"), "add.bytes", "add", TableHashes("add"), GentableCodec.ReadAdd, GentableCodec.ReadAdd));
+            var t91 = new AliasTable(GentableRead.Rows<Alias>(GentableRead.Bytes(bytesOf, "alias.bytes", "alias"), "alias.bytes", "alias", TableHashes("alias"), GentableCodec.ReadAlias, GentableCodec.ReadAlias));
+            var t92 = new AllocTable(GentableRead.Rows<Alloc>(GentableRead.Bytes(bytesOf, "alloc.bytes", "alloc"), "alloc.bytes", "alloc", TableHashes("alloc"), GentableCodec.ReadAlloc, GentableCodec.ReadAlloc));
+            var t93 = new AndTable(GentableRead.Rows<And>(GentableRead.Bytes(bytesOf, "and.bytes", "and"), "and.bytes", "and", TableHashes("and"), GentableCodec.ReadAnd, GentableCodec.ReadAnd));
+            var t94 = new AnyTable(GentableRead.Rows<Any>(GentableRead.Bytes(bytesOf, "any.bytes", "any"), "any.bytes", "any", TableHashes("any"), GentableCodec.ReadAny, GentableCodec.ReadAny));
+            var t95 = new ArgumentsTable(GentableRead.Rows<Arguments>(GentableRead.Bytes(bytesOf, "arguments.bytes", "arguments"), "arguments.bytes", "arguments", TableHashes("arguments"), GentableCodec.ReadArguments, GentableCodec.ReadArguments));
+            var t96 = new AsTable(GentableRead.Rows<As>(GentableRead.Bytes(bytesOf, "as.bytes", "as"), "as.bytes", "as", TableHashes("as"), GentableCodec.ReadAs, GentableCodec.ReadAs));
+            var t97 = new AscendingTable(GentableRead.Rows<Ascending>(GentableRead.Bytes(bytesOf, "ascending.bytes", "ascending"), "ascending.bytes", "ascending", TableHashes("ascending"), GentableCodec.ReadAscending, GentableCodec.ReadAscending));
+            var t98 = new AssertTable(GentableRead.Rows<Assert>(GentableRead.Bytes(bytesOf, "assert.bytes", "assert"), "assert.bytes", "assert", TableHashes("assert"), GentableCodec.ReadAssert, GentableCodec.ReadAssert));
+            var t99 = new AssertsTable(GentableRead.Rows<Asserts>(GentableRead.Bytes(bytesOf, "asserts.bytes", "asserts"), "asserts.bytes", "asserts", TableHashes("asserts"), GentableCodec.ReadAsserts, GentableCodec.ReadAsserts));
+            var t100 = new AsyncTable(GentableRead.Rows<Async>(GentableRead.Bytes(bytesOf, "async.bytes", "async"), "async.bytes", "async", TableHashes("async"), GentableCodec.ReadAsync, GentableCodec.ReadAsync));
+            var t101 = new AtTable(GentableRead.Rows<At>(GentableRead.Bytes(bytesOf, "at.bytes", "at"), "at.bytes", "at", TableHashes("at"), GentableCodec.ReadAt, GentableCodec.ReadAt));
+            var t102 = new AwaitTable(GentableRead.Rows<Await>(GentableRead.Bytes(bytesOf, "await.bytes", "await"), "await.bytes", "await", TableHashes("await"), GentableCodec.ReadAwait, GentableCodec.ReadAwait));
+            var t103 = new BaseTable(GentableRead.Rows<Base>(GentableRead.Bytes(bytesOf, "base.bytes", "base"), "base.bytes", "base", TableHashes("base"), GentableCodec.ReadBase, GentableCodec.ReadBase));
+            var t104 = new BecomeTable(GentableRead.Rows<Become>(GentableRead.Bytes(bytesOf, "become.bytes", "become"), "become.bytes", "become", TableHashes("become"), GentableCodec.ReadBecome, GentableCodec.ReadBecome));
+            var t105 = new BigintTable(GentableRead.Rows<Bigint>(GentableRead.Bytes(bytesOf, "bigint.bytes", "bigint"), "bigint.bytes", "bigint", TableHashes("bigint"), GentableCodec.ReadBigint, GentableCodec.ReadBigint));
+            var t106 = new BoolTable(GentableRead.Rows<Bool>(GentableRead.Bytes(bytesOf, "bool.bytes", "bool"), "bool.bytes", "bool", TableHashes("bool"), GentableCodec.ReadBool, GentableCodec.ReadBool));
+            var t107 = new BooleanTable(GentableRead.Rows<Boolean>(GentableRead.Bytes(bytesOf, "boolean.bytes", "boolean"), "boolean.bytes", "boolean", TableHashes("boolean"), GentableCodec.ReadBoolean, GentableCodec.ReadBoolean));
+            var t108 = new BoxTable(GentableRead.Rows<Box>(GentableRead.Bytes(bytesOf, "box.bytes", "box"), "box.bytes", "box", TableHashes("box"), GentableCodec.ReadBox, GentableCodec.ReadBox));
+            var t109 = new BreakTable(GentableRead.Rows<Break>(GentableRead.Bytes(bytesOf, "break.bytes", "break"), "break.bytes", "break", TableHashes("break"), GentableCodec.ReadBreak, GentableCodec.ReadBreak));
+            var t110 = new ByTable(GentableRead.Rows<By>(GentableRead.Bytes(bytesOf, "by.bytes", "by"), "by.bytes", "by", TableHashes("by"), GentableCodec.ReadBy, GentableCodec.ReadBy));
+            var t111 = new ByteTable(GentableRead.Rows<Byte>(GentableRead.Bytes(bytesOf, "byte.bytes", "byte"), "byte.bytes", "byte", TableHashes("byte"), GentableCodec.ReadByte, GentableCodec.ReadByte));
+            var t112 = new CandidateTable(GentableRead.Rows<Candidate>(GentableRead.Bytes(bytesOf, "candidate.bytes", "candidate"), "candidate.bytes", "candidate", TableHashes("candidate"), GentableCodec.ReadCandidate, GentableCodec.ReadCandidate));
+            var t113 = new CaseTable(GentableRead.Rows<Case>(GentableRead.Bytes(bytesOf, "case.bytes", "case"), "case.bytes", "case", TableHashes("case"), GentableCodec.ReadCase, GentableCodec.ReadCase));
+            var t114 = new CatchTable(GentableRead.Rows<Catch>(GentableRead.Bytes(bytesOf, "catch.bytes", "catch"), "catch.bytes", "catch", TableHashes("catch"), GentableCodec.ReadCatch, GentableCodec.ReadCatch));
+            var t115 = new CharTable(GentableRead.Rows<Char>(GentableRead.Bytes(bytesOf, "char.bytes", "char"), "char.bytes", "char", TableHashes("char"), GentableCodec.ReadChar, GentableCodec.ReadChar));
+            var t116 = new CheckedTable(GentableRead.Rows<Checked>(GentableRead.Bytes(bytesOf, "checked.bytes", "checked"), "checked.bytes", "checked", TableHashes("checked"), GentableCodec.ReadChecked, GentableCodec.ReadChecked));
+            var t117 = new ClassTable(GentableRead.Rows<Class>(GentableRead.Bytes(bytesOf, "class.bytes", "class"), "class.bytes", "class", TableHashes("class"), GentableCodec.ReadClass, GentableCodec.ReadClass));
+            var t118 = new ConsoleTable(GentableRead.Rows<Console>(GentableRead.Bytes(bytesOf, "console.bytes", "console"), "console.bytes", "console", TableHashes("console"), GentableCodec.ReadConsole, GentableCodec.ReadConsole));
+            var t119 = new ConstTable(GentableRead.Rows<Const>(GentableRead.Bytes(bytesOf, "const.bytes", "const"), "const.bytes", "const", TableHashes("const"), GentableCodec.ReadConst, GentableCodec.ReadConst));
+            var t120 = new ConstructorTable(GentableRead.Rows<Constructor>(GentableRead.Bytes(bytesOf, "constructor.bytes", "constructor"), "constructor.bytes", "constructor", TableHashes("constructor"), GentableCodec.ReadConstructor, GentableCodec.ReadConstructor));
+            var t121 = new ContinueTable(GentableRead.Rows<Continue>(GentableRead.Bytes(bytesOf, "continue.bytes", "continue"), "continue.bytes", "continue", TableHashes("continue"), GentableCodec.ReadContinue, GentableCodec.ReadContinue));
+            var t122 = new CoreTable(GentableRead.Rows<Core>(GentableRead.Bytes(bytesOf, "core.bytes", "core"), "core.bytes", "core", TableHashes("core"), GentableCodec.ReadCore, GentableCodec.ReadCore));
+            var t123 = new CrateTable(GentableRead.Rows<Crate>(GentableRead.Bytes(bytesOf, "crate.bytes", "crate"), "crate.bytes", "crate", TableHashes("crate"), GentableCodec.ReadCrate, GentableCodec.ReadCrate));
+            var t124 = new DebuggerTable(GentableRead.Rows<Debugger>(GentableRead.Bytes(bytesOf, "debugger.bytes", "debugger"), "debugger.bytes", "debugger", TableHashes("debugger"), GentableCodec.ReadDebugger, GentableCodec.ReadDebugger));
+            var t125 = new DecimalTable(GentableRead.Rows<Decimal>(GentableRead.Bytes(bytesOf, "decimal.bytes", "decimal"), "decimal.bytes", "decimal", TableHashes("decimal"), GentableCodec.ReadDecimal, GentableCodec.ReadDecimal));
+            var t126 = new DeclareTable(GentableRead.Rows<Declare>(GentableRead.Bytes(bytesOf, "declare.bytes", "declare"), "declare.bytes", "declare", TableHashes("declare"), GentableCodec.ReadDeclare, GentableCodec.ReadDeclare));
+            var t127 = new DelegateTable(GentableRead.Rows<Delegate>(GentableRead.Bytes(bytesOf, "delegate.bytes", "delegate"), "delegate.bytes", "delegate", TableHashes("delegate"), GentableCodec.ReadDelegate, GentableCodec.ReadDelegate));
+            var t128 = new DeleteTable(GentableRead.Rows<Delete>(GentableRead.Bytes(bytesOf, "delete.bytes", "delete"), "delete.bytes", "delete", TableHashes("delete"), GentableCodec.ReadDelete, GentableCodec.ReadDelete));
+            var t129 = new DescendingTable(GentableRead.Rows<Descending>(GentableRead.Bytes(bytesOf, "descending.bytes", "descending"), "descending.bytes", "descending", TableHashes("descending"), GentableCodec.ReadDescending, GentableCodec.ReadDescending));
+            var t130 = new DoTable(GentableRead.Rows<Do>(GentableRead.Bytes(bytesOf, "do.bytes", "do"), "do.bytes", "do", TableHashes("do"), GentableCodec.ReadDo, GentableCodec.ReadDo));
+            var t131 = new DoubleTable(GentableRead.Rows<Double>(GentableRead.Bytes(bytesOf, "double.bytes", "double"), "double.bytes", "double", TableHashes("double"), GentableCodec.ReadDouble, GentableCodec.ReadDouble));
+            var t132 = new DynTable(GentableRead.Rows<Dyn>(GentableRead.Bytes(bytesOf, "dyn.bytes", "dyn"), "dyn.bytes", "dyn", TableHashes("dyn"), GentableCodec.ReadDyn, GentableCodec.ReadDyn));
+            var t133 = new DynamicTable(GentableRead.Rows<Dynamic>(GentableRead.Bytes(bytesOf, "dynamic.bytes", "dynamic"), "dynamic.bytes", "dynamic", TableHashes("dynamic"), GentableCodec.ReadDynamic, GentableCodec.ReadDynamic));
+            var t134 = new ElseTable(GentableRead.Rows<Else>(GentableRead.Bytes(bytesOf, "else.bytes", "else"), "else.bytes", "else", TableHashes("else"), GentableCodec.ReadElse, GentableCodec.ReadElse));
+            var t135 = new EnumTable(GentableRead.Rows<Enum>(GentableRead.Bytes(bytesOf, "enum.bytes", "enum"), "enum.bytes", "enum", TableHashes("enum"), GentableCodec.ReadEnum, GentableCodec.ReadEnum));
+            var t136 = new Equals_Table(GentableRead.Rows<Equals_>(GentableRead.Bytes(bytesOf, "equals.bytes", "equals"), "equals.bytes", "equals", TableHashes("equals"), GentableCodec.ReadEquals_, GentableCodec.ReadEquals_));
+            var t137 = new EvalTable(GentableRead.Rows<Eval>(GentableRead.Bytes(bytesOf, "eval.bytes", "eval"), "eval.bytes", "eval", TableHashes("eval"), GentableCodec.ReadEval, GentableCodec.ReadEval));
+            var t138 = new EventTable(GentableRead.Rows<Event>(GentableRead.Bytes(bytesOf, "event.bytes", "event"), "event.bytes", "event", TableHashes("event"), GentableCodec.ReadEvent, GentableCodec.ReadEvent));
+            var t139 = new ExplicitTable(GentableRead.Rows<Explicit>(GentableRead.Bytes(bytesOf, "explicit.bytes", "explicit"), "explicit.bytes", "explicit", TableHashes("explicit"), GentableCodec.ReadExplicit, GentableCodec.ReadExplicit));
+            var t140 = new ExportTable(GentableRead.Rows<Export>(GentableRead.Bytes(bytesOf, "export.bytes", "export"), "export.bytes", "export", TableHashes("export"), GentableCodec.ReadExport, GentableCodec.ReadExport));
+            var t141 = new ExtendsTable(GentableRead.Rows<Extends>(GentableRead.Bytes(bytesOf, "extends.bytes", "extends"), "extends.bytes", "extends", TableHashes("extends"), GentableCodec.ReadExtends, GentableCodec.ReadExtends));
+            var t142 = new ExternTable(GentableRead.Rows<Extern>(GentableRead.Bytes(bytesOf, "extern.bytes", "extern"), "extern.bytes", "extern", TableHashes("extern"), GentableCodec.ReadExtern, GentableCodec.ReadExtern));
+            var t143 = new F32Table(GentableRead.Rows<F32>(GentableRead.Bytes(bytesOf, "f32.bytes", "f32"), "f32.bytes", "f32", TableHashes("f32"), GentableCodec.ReadF32, GentableCodec.ReadF32));
+            var t144 = new F64Table(GentableRead.Rows<F64>(GentableRead.Bytes(bytesOf, "f64.bytes", "f64"), "f64.bytes", "f64", TableHashes("f64"), GentableCodec.ReadF64, GentableCodec.ReadF64));
+            var t145 = new FalseTable(GentableRead.Rows<False>(GentableRead.Bytes(bytesOf, "false.bytes", "false"), "false.bytes", "false", TableHashes("false"), GentableCodec.ReadFalse, GentableCodec.ReadFalse));
+            var t146 = new FieldTable(GentableRead.Rows<Field>(GentableRead.Bytes(bytesOf, "field.bytes", "field"), "field.bytes", "field", TableHashes("field"), GentableCodec.ReadField, GentableCodec.ReadField));
+            var t147 = new FileTable(GentableRead.Rows<File>(GentableRead.Bytes(bytesOf, "file.bytes", "file"), "file.bytes", "file", TableHashes("file"), GentableCodec.ReadFile, GentableCodec.ReadFile));
+            var t148 = new FinalTable(GentableRead.Rows<Final>(GentableRead.Bytes(bytesOf, "final.bytes", "final"), "final.bytes", "final", TableHashes("final"), GentableCodec.ReadFinal, GentableCodec.ReadFinal));
+            var t149 = new FinallyTable(GentableRead.Rows<Finally>(GentableRead.Bytes(bytesOf, "finally.bytes", "finally"), "finally.bytes", "finally", TableHashes("finally"), GentableCodec.ReadFinally, GentableCodec.ReadFinally));
+            var t150 = new FixedTable(GentableRead.Rows<Fixed>(GentableRead.Bytes(bytesOf, "fixed.bytes", "fixed"), "fixed.bytes", "fixed", TableHashes("fixed"), GentableCodec.ReadFixed, GentableCodec.ReadFixed));
+            var t151 = new FloatTable(GentableRead.Rows<Float>(GentableRead.Bytes(bytesOf, "float.bytes", "float"), "float.bytes", "float", TableHashes("float"), GentableCodec.ReadFloat, GentableCodec.ReadFloat));
+            var t152 = new FnTable(GentableRead.Rows<Fn>(GentableRead.Bytes(bytesOf, "fn.bytes", "fn"), "fn.bytes", "fn", TableHashes("fn"), GentableCodec.ReadFn, GentableCodec.ReadFn));
+            var t153 = new ForTable(GentableRead.Rows<For>(GentableRead.Bytes(bytesOf, "for.bytes", "for"), "for.bytes", "for", TableHashes("for"), GentableCodec.ReadFor, GentableCodec.ReadFor));
+            var t154 = new ForeachTable(GentableRead.Rows<Foreach>(GentableRead.Bytes(bytesOf, "foreach.bytes", "foreach"), "foreach.bytes", "foreach", TableHashes("foreach"), GentableCodec.ReadForeach, GentableCodec.ReadForeach));
+            var t155 = new FoundTable(GentableRead.Rows<Found>(GentableRead.Bytes(bytesOf, "found.bytes", "found"), "found.bytes", "found", TableHashes("found"), GentableCodec.ReadFound, GentableCodec.ReadFound));
+            var t156 = new FunctionTable(GentableRead.Rows<Function>(GentableRead.Bytes(bytesOf, "function.bytes", "function"), "function.bytes", "function", TableHashes("function"), GentableCodec.ReadFunction, GentableCodec.ReadFunction));
+            var t157 = new GenTable(GentableRead.Rows<Gen>(GentableRead.Bytes(bytesOf, "gen.bytes", "gen"), "gen.bytes", "gen", TableHashes("gen"), GentableCodec.ReadGen, GentableCodec.ReadGen));
+            var t158 = new GentableRowTable(GentableRead.Rows<GentableRow>(GentableRead.Bytes(bytesOf, "gentableRow.bytes", "gentableRow"), "gentableRow.bytes", "gentableRow", TableHashes("gentableRow"), GentableCodec.ReadGentableRow, GentableCodec.ReadGentableRow));
+            var t159 = new GetTable(GentableRead.Rows<Get>(GentableRead.Bytes(bytesOf, "get.bytes", "get"), "get.bytes", "get", TableHashes("get"), GentableCodec.ReadGet, GentableCodec.ReadGet));
+            var t160 = new GlobalTable(GentableRead.Rows<Global>(GentableRead.Bytes(bytesOf, "global.bytes", "global"), "global.bytes", "global", TableHashes("global"), GentableCodec.ReadGlobal, GentableCodec.ReadGlobal));
+            var t161 = new GlobalThisTable(GentableRead.Rows<GlobalThis>(GentableRead.Bytes(bytesOf, "globalThis.bytes", "globalThis"), "globalThis.bytes", "globalThis", TableHashes("globalThis"), GentableCodec.ReadGlobalThis, GentableCodec.ReadGlobalThis));
+            var t162 = new GotoTable(GentableRead.Rows<Goto>(GentableRead.Bytes(bytesOf, "goto.bytes", "goto"), "goto.bytes", "goto", TableHashes("goto"), GentableCodec.ReadGoto, GentableCodec.ReadGoto));
+            var t163 = new GroupTable(GentableRead.Rows<Group>(GentableRead.Bytes(bytesOf, "group.bytes", "group"), "group.bytes", "group", TableHashes("group"), GentableCodec.ReadGroup, GentableCodec.ReadGroup));
+            var t164 = new HasTable(GentableRead.Rows<Has>(GentableRead.Bytes(bytesOf, "has.bytes", "has"), "has.bytes", "has", TableHashes("has"), GentableCodec.ReadHas, GentableCodec.ReadHas));
+            var t165 = new HasOwnPropertyTable(GentableRead.Rows<HasOwnProperty>(GentableRead.Bytes(bytesOf, "hasOwnProperty.bytes", "hasOwnProperty"), "hasOwnProperty.bytes", "hasOwnProperty", TableHashes("hasOwnProperty"), GentableCodec.ReadHasOwnProperty, GentableCodec.ReadHasOwnProperty));
+            var t166 = new I128Table(GentableRead.Rows<I128>(GentableRead.Bytes(bytesOf, "i128.bytes", "i128"), "i128.bytes", "i128", TableHashes("i128"), GentableCodec.ReadI128, GentableCodec.ReadI128));
+            var t167 = new I16Table(GentableRead.Rows<I16>(GentableRead.Bytes(bytesOf, "i16.bytes", "i16"), "i16.bytes", "i16", TableHashes("i16"), GentableCodec.ReadI16, GentableCodec.ReadI16));
+            var t168 = new I32Table(GentableRead.Rows<I32>(GentableRead.Bytes(bytesOf, "i32.bytes", "i32"), "i32.bytes", "i32", TableHashes("i32"), GentableCodec.ReadI32, GentableCodec.ReadI32));
+            var t169 = new I64Table(GentableRead.Rows<I64>(GentableRead.Bytes(bytesOf, "i64.bytes", "i64"), "i64.bytes", "i64", TableHashes("i64"), GentableCodec.ReadI64, GentableCodec.ReadI64));
+            var t170 = new I8Table(GentableRead.Rows<I8>(GentableRead.Bytes(bytesOf, "i8.bytes", "i8"), "i8.bytes", "i8", TableHashes("i8"), GentableCodec.ReadI8, GentableCodec.ReadI8));
+            var t171 = new IfTable(GentableRead.Rows<If>(GentableRead.Bytes(bytesOf, "if.bytes", "if"), "if.bytes", "if", TableHashes("if"), GentableCodec.ReadIf, GentableCodec.ReadIf));
+            var t172 = new ImplTable(GentableRead.Rows<Impl>(GentableRead.Bytes(bytesOf, "impl.bytes", "impl"), "impl.bytes", "impl", TableHashes("impl"), GentableCodec.ReadImpl, GentableCodec.ReadImpl));
+            var t173 = new ImplementsTable(GentableRead.Rows<Implements>(GentableRead.Bytes(bytesOf, "implements.bytes", "implements"), "implements.bytes", "implements", TableHashes("implements"), GentableCodec.ReadImplements, GentableCodec.ReadImplements));
+            var t174 = new ImplicitTable(GentableRead.Rows<Implicit>(GentableRead.Bytes(bytesOf, "implicit.bytes", "implicit"), "implicit.bytes", "implicit", TableHashes("implicit"), GentableCodec.ReadImplicit, GentableCodec.ReadImplicit));
+            var t175 = new ImportTable(GentableRead.Rows<Import>(GentableRead.Bytes(bytesOf, "import.bytes", "import"), "import.bytes", "import", TableHashes("import"), GentableCodec.ReadImport, GentableCodec.ReadImport));
+            var t176 = new InTable(GentableRead.Rows<In>(GentableRead.Bytes(bytesOf, "in.bytes", "in"), "in.bytes", "in", TableHashes("in"), GentableCodec.ReadIn, GentableCodec.ReadIn));
+            var t177 = new InferTable(GentableRead.Rows<Infer>(GentableRead.Bytes(bytesOf, "infer.bytes", "infer"), "infer.bytes", "infer", TableHashes("infer"), GentableCodec.ReadInfer, GentableCodec.ReadInfer));
+            var t178 = new InitTable(GentableRead.Rows<Init>(GentableRead.Bytes(bytesOf, "init.bytes", "init"), "init.bytes", "init", TableHashes("init"), GentableCodec.ReadInit, GentableCodec.ReadInit));
+            var t179 = new InstanceofTable(GentableRead.Rows<Instanceof>(GentableRead.Bytes(bytesOf, "instanceof.bytes", "instanceof"), "instanceof.bytes", "instanceof", TableHashes("instanceof"), GentableCodec.ReadInstanceof, GentableCodec.ReadInstanceof));
+            var t180 = new IntTable(GentableRead.Rows<Int>(GentableRead.Bytes(bytesOf, "int.bytes", "int"), "int.bytes", "int", TableHashes("int"), GentableCodec.ReadInt, GentableCodec.ReadInt));
+            var t181 = new InterfaceTable(GentableRead.Rows<Interface>(GentableRead.Bytes(bytesOf, "interface.bytes", "interface"), "interface.bytes", "interface", TableHashes("interface"), GentableCodec.ReadInterface, GentableCodec.ReadInterface));
+            var t182 = new InternalTable(GentableRead.Rows<Internal>(GentableRead.Bytes(bytesOf, "internal.bytes", "internal"), "internal.bytes", "internal", TableHashes("internal"), GentableCodec.ReadInternal, GentableCodec.ReadInternal));
+            var t183 = new IntrinsicTable(GentableRead.Rows<Intrinsic>(GentableRead.Bytes(bytesOf, "intrinsic.bytes", "intrinsic"), "intrinsic.bytes", "intrinsic", TableHashes("intrinsic"), GentableCodec.ReadIntrinsic, GentableCodec.ReadIntrinsic));
+            var t184 = new IsTable(GentableRead.Rows<Is>(GentableRead.Bytes(bytesOf, "is.bytes", "is"), "is.bytes", "is", TableHashes("is"), GentableCodec.ReadIs, GentableCodec.ReadIs));
+            var t185 = new IsPrototypeOfTable(GentableRead.Rows<IsPrototypeOf>(GentableRead.Bytes(bytesOf, "isPrototypeOf.bytes", "isPrototypeOf"), "isPrototypeOf.bytes", "isPrototypeOf", TableHashes("isPrototypeOf"), GentableCodec.ReadIsPrototypeOf, GentableCodec.ReadIsPrototypeOf));
+            var t186 = new IsizeTable(GentableRead.Rows<Isize>(GentableRead.Bytes(bytesOf, "isize.bytes", "isize"), "isize.bytes", "isize", TableHashes("isize"), GentableCodec.ReadIsize, GentableCodec.ReadIsize));
+            var t187 = new JoinTable(GentableRead.Rows<Join>(GentableRead.Bytes(bytesOf, "join.bytes", "join"), "join.bytes", "join", TableHashes("join"), GentableCodec.ReadJoin, GentableCodec.ReadJoin));
+            var t188 = new KeyTable(GentableRead.Rows<Key>(GentableRead.Bytes(bytesOf, "key.bytes", "key"), "key.bytes", "key", TableHashes("key"), GentableCodec.ReadKey, GentableCodec.ReadKey));
+            var t189 = new KeyofTable(GentableRead.Rows<Keyof>(GentableRead.Bytes(bytesOf, "keyof.bytes", "keyof"), "keyof.bytes", "keyof", TableHashes("keyof"), GentableCodec.ReadKeyof, GentableCodec.ReadKeyof));
+            var t190 = new LetTable(GentableRead.Rows<Let>(GentableRead.Bytes(bytesOf, "let.bytes", "let"), "let.bytes", "let", TableHashes("let"), GentableCodec.ReadLet, GentableCodec.ReadLet));
+            var t191 = new LibTable(GentableRead.Rows<Lib>(GentableRead.Bytes(bytesOf, "lib.bytes", "lib"), "lib.bytes", "lib", TableHashes("lib"), GentableCodec.ReadLib, GentableCodec.ReadLib));
+            var t192 = new ListTable(GentableRead.Rows<List>(GentableRead.Bytes(bytesOf, "list.bytes", "list"), "list.bytes", "list", TableHashes("list"), GentableCodec.ReadList, GentableCodec.ReadList));
+            var t193 = new LockTable(GentableRead.Rows<Lock>(GentableRead.Bytes(bytesOf, "lock.bytes", "lock"), "lock.bytes", "lock", TableHashes("lock"), GentableCodec.ReadLock, GentableCodec.ReadLock));
+            var t194 = new LongTable(GentableRead.Rows<Long>(GentableRead.Bytes(bytesOf, "long.bytes", "long"), "long.bytes", "long", TableHashes("long"), GentableCodec.ReadLong, GentableCodec.ReadLong));
+            var t195 = new LoopTable(GentableRead.Rows<Loop>(GentableRead.Bytes(bytesOf, "loop.bytes", "loop"), "loop.bytes", "loop", TableHashes("loop"), GentableCodec.ReadLoop, GentableCodec.ReadLoop));
+            var t196 = new MacroTable(GentableRead.Rows<Macro>(GentableRead.Bytes(bytesOf, "macro.bytes", "macro"), "macro.bytes", "macro", TableHashes("macro"), GentableCodec.ReadMacro, GentableCodec.ReadMacro));
+            var t197 = new MacroRulesTable(GentableRead.Rows<MacroRules>(GentableRead.Bytes(bytesOf, "macro_rules.bytes", "macro_rules"), "macro_rules.bytes", "macro_rules", TableHashes("macro_rules"), GentableCodec.ReadMacroRules, GentableCodec.ReadMacroRules));
+            var t198 = new MainTable(GentableRead.Rows<Main>(GentableRead.Bytes(bytesOf, "main.bytes", "main"), "main.bytes", "main", TableHashes("main"), GentableCodec.ReadMain, GentableCodec.ReadMain));
+            var t199 = new ManagedTable(GentableRead.Rows<Managed>(GentableRead.Bytes(bytesOf, "managed.bytes", "managed"), "managed.bytes", "managed", TableHashes("managed"), GentableCodec.ReadManaged, GentableCodec.ReadManaged));
+            var t200 = new MatchTable(GentableRead.Rows<Match>(GentableRead.Bytes(bytesOf, "match.bytes", "match"), "match.bytes", "match", TableHashes("match"), GentableCodec.ReadMatch, GentableCodec.ReadMatch));
+            var t201 = new ModTable(GentableRead.Rows<Mod>(GentableRead.Bytes(bytesOf, "mod.bytes", "mod"), "mod.bytes", "mod", TableHashes("mod"), GentableCodec.ReadMod, GentableCodec.ReadMod));
+            var t202 = new ModuleTable(GentableRead.Rows<Module>(GentableRead.Bytes(bytesOf, "module.bytes", "module"), "module.bytes", "module", TableHashes("module"), GentableCodec.ReadModule, GentableCodec.ReadModule));
+            var t203 = new MoveTable(GentableRead.Rows<Move>(GentableRead.Bytes(bytesOf, "move.bytes", "move"), "move.bytes", "move", TableHashes("move"), GentableCodec.ReadMove, GentableCodec.ReadMove));
+            var t204 = new MutTable(GentableRead.Rows<Mut>(GentableRead.Bytes(bytesOf, "mut.bytes", "mut"), "mut.bytes", "mut", TableHashes("mut"), GentableCodec.ReadMut, GentableCodec.ReadMut));
+            var t205 = new NameofTable(GentableRead.Rows<Nameof>(GentableRead.Bytes(bytesOf, "nameof.bytes", "nameof"), "nameof.bytes", "nameof", TableHashes("nameof"), GentableCodec.ReadNameof, GentableCodec.ReadNameof));
+            var t206 = new NamespaceTable(GentableRead.Rows<Namespace>(GentableRead.Bytes(bytesOf, "namespace.bytes", "namespace"), "namespace.bytes", "namespace", TableHashes("namespace"), GentableCodec.ReadNamespace, GentableCodec.ReadNamespace));
+            var t207 = new NeverTable(GentableRead.Rows<Never>(GentableRead.Bytes(bytesOf, "never.bytes", "never"), "never.bytes", "never", TableHashes("never"), GentableCodec.ReadNever, GentableCodec.ReadNever));
+            var t208 = new NewTable(GentableRead.Rows<New>(GentableRead.Bytes(bytesOf, "new.bytes", "new"), "new.bytes", "new", TableHashes("new"), GentableCodec.ReadNew, GentableCodec.ReadNew));
+            var t209 = new NintTable(GentableRead.Rows<Nint>(GentableRead.Bytes(bytesOf, "nint.bytes", "nint"), "nint.bytes", "nint", TableHashes("nint"), GentableCodec.ReadNint, GentableCodec.ReadNint));
+            var t210 = new NotTable(GentableRead.Rows<Not>(GentableRead.Bytes(bytesOf, "not.bytes", "not"), "not.bytes", "not", TableHashes("not"), GentableCodec.ReadNot, GentableCodec.ReadNot));
+            var t211 = new NuintTable(GentableRead.Rows<Nuint>(GentableRead.Bytes(bytesOf, "nuint.bytes", "nuint"), "nuint.bytes", "nuint", TableHashes("nuint"), GentableCodec.ReadNuint, GentableCodec.ReadNuint));
+            var t212 = new NullTable(GentableRead.Rows<Null>(GentableRead.Bytes(bytesOf, "null.bytes", "null"), "null.bytes", "null", TableHashes("null"), GentableCodec.ReadNull, GentableCodec.ReadNull));
+            var t213 = new NumberTable(GentableRead.Rows<Number>(GentableRead.Bytes(bytesOf, "number.bytes", "number"), "number.bytes", "number", TableHashes("number"), GentableCodec.ReadNumber, GentableCodec.ReadNumber));
+            var t214 = new ObjectTable(GentableRead.Rows<Object>(GentableRead.Bytes(bytesOf, "object.bytes", "object"), "object.bytes", "object", TableHashes("object"), GentableCodec.ReadObject, GentableCodec.ReadObject));
+            var t215 = new OfTable(GentableRead.Rows<Of>(GentableRead.Bytes(bytesOf, "of.bytes", "of"), "of.bytes", "of", TableHashes("of"), GentableCodec.ReadOf, GentableCodec.ReadOf));
+            var t216 = new OnTable(GentableRead.Rows<On>(GentableRead.Bytes(bytesOf, "on.bytes", "on"), "on.bytes", "on", TableHashes("on"), GentableCodec.ReadOn, GentableCodec.ReadOn));
+            var t217 = new OperatorTable(GentableRead.Rows<Operator>(GentableRead.Bytes(bytesOf, "operator.bytes", "operator"), "operator.bytes", "operator", TableHashes("operator"), GentableCodec.ReadOperator, GentableCodec.ReadOperator));
+            var t218 = new OrTable(GentableRead.Rows<Or>(GentableRead.Bytes(bytesOf, "or.bytes", "or"), "or.bytes", "or", TableHashes("or"), GentableCodec.ReadOr, GentableCodec.ReadOr));
+            var t219 = new OrderbyTable(GentableRead.Rows<Orderby>(GentableRead.Bytes(bytesOf, "orderby.bytes", "orderby"), "orderby.bytes", "orderby", TableHashes("orderby"), GentableCodec.ReadOrderby, GentableCodec.ReadOrderby));
+            var t220 = new OutTable(GentableRead.Rows<Out>(GentableRead.Bytes(bytesOf, "out.bytes", "out"), "out.bytes", "out", TableHashes("out"), GentableCodec.ReadOut, GentableCodec.ReadOut));
+            var t221 = new OverrideTable(GentableRead.Rows<Override>(GentableRead.Bytes(bytesOf, "override.bytes", "override"), "override.bytes", "override", TableHashes("override"), GentableCodec.ReadOverride, GentableCodec.ReadOverride));
+            var t222 = new PackageTable(GentableRead.Rows<Package>(GentableRead.Bytes(bytesOf, "package.bytes", "package"), "package.bytes", "package", TableHashes("package"), GentableCodec.ReadPackage, GentableCodec.ReadPackage));
+            var t223 = new ParamsTable(GentableRead.Rows<Params>(GentableRead.Bytes(bytesOf, "params.bytes", "params"), "params.bytes", "params", TableHashes("params"), GentableCodec.ReadParams, GentableCodec.ReadParams));
+            var t224 = new PartialTable(GentableRead.Rows<Partial>(GentableRead.Bytes(bytesOf, "partial.bytes", "partial"), "partial.bytes", "partial", TableHashes("partial"), GentableCodec.ReadPartial, GentableCodec.ReadPartial));
+            var t225 = new PartsTable(GentableRead.Rows<Parts>(GentableRead.Bytes(bytesOf, "parts.bytes", "parts"), "parts.bytes", "parts", TableHashes("parts"), GentableCodec.ReadParts, GentableCodec.ReadParts));
+            var t226 = new PrivTable(GentableRead.Rows<Priv>(GentableRead.Bytes(bytesOf, "priv.bytes", "priv"), "priv.bytes", "priv", TableHashes("priv"), GentableCodec.ReadPriv, GentableCodec.ReadPriv));
+            var t227 = new PrivateTable(GentableRead.Rows<Private>(GentableRead.Bytes(bytesOf, "private.bytes", "private"), "private.bytes", "private", TableHashes("private"), GentableCodec.ReadPrivate, GentableCodec.ReadPrivate));
+            var t228 = new ProcMacroTable(GentableRead.Rows<ProcMacro>(GentableRead.Bytes(bytesOf, "proc_macro.bytes", "proc_macro"), "proc_macro.bytes", "proc_macro", TableHashes("proc_macro"), GentableCodec.ReadProcMacro, GentableCodec.ReadProcMacro));
+            var t229 = new ProcessTable(GentableRead.Rows<Process>(GentableRead.Bytes(bytesOf, "process.bytes", "process"), "process.bytes", "process", TableHashes("process"), GentableCodec.ReadProcess, GentableCodec.ReadProcess));
+            var t230 = new PropertyIsEnumerableTable(GentableRead.Rows<PropertyIsEnumerable>(GentableRead.Bytes(bytesOf, "propertyIsEnumerable.bytes", "propertyIsEnumerable"), "propertyIsEnumerable.bytes", "propertyIsEnumerable", TableHashes("propertyIsEnumerable"), GentableCodec.ReadPropertyIsEnumerable, GentableCodec.ReadPropertyIsEnumerable));
+            var t231 = new ProtectedTable(GentableRead.Rows<Protected>(GentableRead.Bytes(bytesOf, "protected.bytes", "protected"), "protected.bytes", "protected", TableHashes("protected"), GentableCodec.ReadProtected, GentableCodec.ReadProtected));
+            var t232 = new PrototypeTable(GentableRead.Rows<Prototype>(GentableRead.Bytes(bytesOf, "prototype.bytes", "prototype"), "prototype.bytes", "prototype", TableHashes("prototype"), GentableCodec.ReadPrototype, GentableCodec.ReadPrototype));
+            var t233 = new PubTable(GentableRead.Rows<Pub>(GentableRead.Bytes(bytesOf, "pub.bytes", "pub"), "pub.bytes", "pub", TableHashes("pub"), GentableCodec.ReadPub, GentableCodec.ReadPub));
+            var t234 = new PublicTable(GentableRead.Rows<Public>(GentableRead.Bytes(bytesOf, "public.bytes", "public"), "public.bytes", "public", TableHashes("public"), GentableCodec.ReadPublic, GentableCodec.ReadPublic));
+            var t235 = new RawTable(GentableRead.Rows<Raw>(GentableRead.Bytes(bytesOf, "raw.bytes", "raw"), "raw.bytes", "raw", TableHashes("raw"), GentableCodec.ReadRaw, GentableCodec.ReadRaw));
+            var t236 = new ReadonlyTable(GentableRead.Rows<Readonly>(GentableRead.Bytes(bytesOf, "readonly.bytes", "readonly"), "readonly.bytes", "readonly", TableHashes("readonly"), GentableCodec.ReadReadonly, GentableCodec.ReadReadonly));
+            var t237 = new RecordTable(GentableRead.Rows<Record>(GentableRead.Bytes(bytesOf, "record.bytes", "record"), "record.bytes", "record", TableHashes("record"), GentableCodec.ReadRecord, GentableCodec.ReadRecord));
+            var t238 = new RefTable(GentableRead.Rows<Ref>(GentableRead.Bytes(bytesOf, "ref.bytes", "ref"), "ref.bytes", "ref", TableHashes("ref"), GentableCodec.ReadRef, GentableCodec.ReadRef));
+            var t239 = new RemoveTable(GentableRead.Rows<Remove>(GentableRead.Bytes(bytesOf, "remove.bytes", "remove"), "remove.bytes", "remove", TableHashes("remove"), GentableCodec.ReadRemove, GentableCodec.ReadRemove));
+            var t240 = new RequireTable(GentableRead.Rows<Require>(GentableRead.Bytes(bytesOf, "require.bytes", "require"), "require.bytes", "require", TableHashes("require"), GentableCodec.ReadRequire, GentableCodec.ReadRequire));
+            var t241 = new RequiredTable(GentableRead.Rows<Required>(GentableRead.Bytes(bytesOf, "required.bytes", "required"), "required.bytes", "required", TableHashes("required"), GentableCodec.ReadRequired, GentableCodec.ReadRequired));
+            var t242 = new ReturnTable(GentableRead.Rows<Return>(GentableRead.Bytes(bytesOf, "return.bytes", "return"), "return.bytes", "return", TableHashes("return"), GentableCodec.ReadReturn, GentableCodec.ReadReturn));
+            var t243 = new RowTable(GentableRead.Rows<Row>(GentableRead.Bytes(bytesOf, "row.bytes", "row"), "row.bytes", "row", TableHashes("row"), GentableCodec.ReadRow, GentableCodec.ReadRow));
+            var t244 = new RowsTable(GentableRead.Rows<Rows>(GentableRead.Bytes(bytesOf, "rows.bytes", "rows"), "rows.bytes", "rows", TableHashes("rows"), GentableCodec.ReadRows, GentableCodec.ReadRows));
+            var t245 = new SafeTable(GentableRead.Rows<Safe>(GentableRead.Bytes(bytesOf, "safe.bytes", "safe"), "safe.bytes", "safe", TableHashes("safe"), GentableCodec.ReadSafe, GentableCodec.ReadSafe));
+            var t246 = new SatisfiesTable(GentableRead.Rows<Satisfies>(GentableRead.Bytes(bytesOf, "satisfies.bytes", "satisfies"), "satisfies.bytes", "satisfies", TableHashes("satisfies"), GentableCodec.ReadSatisfies, GentableCodec.ReadSatisfies));
+            var t247 = new SbyteTable(GentableRead.Rows<Sbyte>(GentableRead.Bytes(bytesOf, "sbyte.bytes", "sbyte"), "sbyte.bytes", "sbyte", TableHashes("sbyte"), GentableCodec.ReadSbyte, GentableCodec.ReadSbyte));
+            var t248 = new ScopedTable(GentableRead.Rows<Scoped>(GentableRead.Bytes(bytesOf, "scoped.bytes", "scoped"), "scoped.bytes", "scoped", TableHashes("scoped"), GentableCodec.ReadScoped, GentableCodec.ReadScoped));
+            var t249 = new SealedTable(GentableRead.Rows<Sealed>(GentableRead.Bytes(bytesOf, "sealed.bytes", "sealed"), "sealed.bytes", "sealed", TableHashes("sealed"), GentableCodec.ReadSealed, GentableCodec.ReadSealed));
+            var t250 = new SelectTable(GentableRead.Rows<Select>(GentableRead.Bytes(bytesOf, "select.bytes", "select"), "select.bytes", "select", TableHashes("select"), GentableCodec.ReadSelect, GentableCodec.ReadSelect));
+            var t251 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "self.bytes", "self"), "self.bytes", "self", TableHashes("self"), GentableCodec.ReadSelf, GentableCodec.ReadSelf));
+            var t252 = new SetTable(GentableRead.Rows<Set>(GentableRead.Bytes(bytesOf, "set.bytes", "set"), "set.bytes", "set", TableHashes("set"), GentableCodec.ReadSet, GentableCodec.ReadSet));
+            var t253 = new ShortTable(GentableRead.Rows<Short>(GentableRead.Bytes(bytesOf, "short.bytes", "short"), "short.bytes", "short", TableHashes("short"), GentableCodec.ReadShort, GentableCodec.ReadShort));
+            var t254 = new SizeofTable(GentableRead.Rows<Sizeof>(GentableRead.Bytes(bytesOf, "sizeof.bytes", "sizeof"), "sizeof.bytes", "sizeof", TableHashes("sizeof"), GentableCodec.ReadSizeof, GentableCodec.ReadSizeof));
+            var t255 = new StackallocTable(GentableRead.Rows<Stackalloc>(GentableRead.Bytes(bytesOf, "stackalloc.bytes", "stackalloc"), "stackalloc.bytes", "stackalloc", TableHashes("stackalloc"), GentableCodec.ReadStackalloc, GentableCodec.ReadStackalloc));
+            var t256 = new StaticTable(GentableRead.Rows<Static>(GentableRead.Bytes(bytesOf, "static.bytes", "static"), "static.bytes", "static", TableHashes("static"), GentableCodec.ReadStatic, GentableCodec.ReadStatic));
+            var t257 = new StdTable(GentableRead.Rows<Std>(GentableRead.Bytes(bytesOf, "std.bytes", "std"), "std.bytes", "std", TableHashes("std"), GentableCodec.ReadStd, GentableCodec.ReadStd));
+            var t258 = new StrTable(GentableRead.Rows<Str>(GentableRead.Bytes(bytesOf, "str.bytes", "str"), "str.bytes", "str", TableHashes("str"), GentableCodec.ReadStr, GentableCodec.ReadStr));
+            var t259 = new StructTable(GentableRead.Rows<Struct>(GentableRead.Bytes(bytesOf, "struct.bytes", "struct"), "struct.bytes", "struct", TableHashes("struct"), GentableCodec.ReadStruct, GentableCodec.ReadStruct));
+            var t260 = new SuperTable(GentableRead.Rows<Super>(GentableRead.Bytes(bytesOf, "super.bytes", "super"), "super.bytes", "super", TableHashes("super"), GentableCodec.ReadSuper, GentableCodec.ReadSuper));
+            var t261 = new SwitchTable(GentableRead.Rows<Switch>(GentableRead.Bytes(bytesOf, "switch.bytes", "switch"), "switch.bytes", "switch", TableHashes("switch"), GentableCodec.ReadSwitch, GentableCodec.ReadSwitch));
+            var t262 = new SymbolTable(GentableRead.Rows<Symbol>(GentableRead.Bytes(bytesOf, "symbol.bytes", "symbol"), "symbol.bytes", "symbol", TableHashes("symbol"), GentableCodec.ReadSymbol, GentableCodec.ReadSymbol));
+            var t263 = new TableTable(GentableRead.Rows<Table>(GentableRead.Bytes(bytesOf, "table.bytes", "table"), "table.bytes", "table", TableHashes("table"), GentableCodec.ReadTable, GentableCodec.ReadTable));
+            var t264 = new TestTable(GentableRead.Rows<Test>(GentableRead.Bytes(bytesOf, "test.bytes", "test"), "test.bytes", "test", TableHashes("test"), GentableCodec.ReadTest, GentableCodec.ReadTest));
+            var t265 = new ThisTable(GentableRead.Rows<This>(GentableRead.Bytes(bytesOf, "this.bytes", "this"), "this.bytes", "this", TableHashes("this"), GentableCodec.ReadThis, GentableCodec.ReadThis));
+            var t266 = new ThrowTable(GentableRead.Rows<Throw>(GentableRead.Bytes(bytesOf, "throw.bytes", "throw"), "throw.bytes", "throw", TableHashes("throw"), GentableCodec.ReadThrow, GentableCodec.ReadThrow));
+            var t267 = new ToLocaleStringTable(GentableRead.Rows<ToLocaleString>(GentableRead.Bytes(bytesOf, "toLocaleString.bytes", "toLocaleString"), "toLocaleString.bytes", "toLocaleString", TableHashes("toLocaleString"), GentableCodec.ReadToLocaleString, GentableCodec.ReadToLocaleString));
+            var t268 = new TraitTable(GentableRead.Rows<Trait>(GentableRead.Bytes(bytesOf, "trait.bytes", "trait"), "trait.bytes", "trait", TableHashes("trait"), GentableCodec.ReadTrait, GentableCodec.ReadTrait));
+            var t269 = new TrueTable(GentableRead.Rows<True>(GentableRead.Bytes(bytesOf, "true.bytes", "true"), "true.bytes", "true", TableHashes("true"), GentableCodec.ReadTrue, GentableCodec.ReadTrue));
+            var t270 = new TryTable(GentableRead.Rows<Try>(GentableRead.Bytes(bytesOf, "try.bytes", "try"), "try.bytes", "try", TableHashes("try"), GentableCodec.ReadTry, GentableCodec.ReadTry));
+            var t271 = new TypeTable(GentableRead.Rows<Type>(GentableRead.Bytes(bytesOf, "type.bytes", "type"), "type.bytes", "type", TableHashes("type"), GentableCodec.ReadType, GentableCodec.ReadType));
+            var t272 = new TypeofTable(GentableRead.Rows<Typeof>(GentableRead.Bytes(bytesOf, "typeof.bytes", "typeof"), "typeof.bytes", "typeof", TableHashes("typeof"), GentableCodec.ReadTypeof, GentableCodec.ReadTypeof));
+            var t273 = new U128Table(GentableRead.Rows<U128>(GentableRead.Bytes(bytesOf, "u128.bytes", "u128"), "u128.bytes", "u128", TableHashes("u128"), GentableCodec.ReadU128, GentableCodec.ReadU128));
+            var t274 = new U16Table(GentableRead.Rows<U16>(GentableRead.Bytes(bytesOf, "u16.bytes", "u16"), "u16.bytes", "u16", TableHashes("u16"), GentableCodec.ReadU16, GentableCodec.ReadU16));
+            var t275 = new U32Table(GentableRead.Rows<U32>(GentableRead.Bytes(bytesOf, "u32.bytes", "u32"), "u32.bytes", "u32", TableHashes("u32"), GentableCodec.ReadU32, GentableCodec.ReadU32));
+            var t276 = new U64Table(GentableRead.Rows<U64>(GentableRead.Bytes(bytesOf, "u64.bytes", "u64"), "u64.bytes", "u64", TableHashes("u64"), GentableCodec.ReadU64, GentableCodec.ReadU64));
+            var t277 = new U8Table(GentableRead.Rows<U8>(GentableRead.Bytes(bytesOf, "u8.bytes", "u8"), "u8.bytes", "u8", TableHashes("u8"), GentableCodec.ReadU8, GentableCodec.ReadU8));
+            var t278 = new UintTable(GentableRead.Rows<Uint>(GentableRead.Bytes(bytesOf, "uint.bytes", "uint"), "uint.bytes", "uint", TableHashes("uint"), GentableCodec.ReadUint, GentableCodec.ReadUint));
+            var t279 = new UlongTable(GentableRead.Rows<Ulong>(GentableRead.Bytes(bytesOf, "ulong.bytes", "ulong"), "ulong.bytes", "ulong", TableHashes("ulong"), GentableCodec.ReadUlong, GentableCodec.ReadUlong));
+            var t280 = new UncheckedTable(GentableRead.Rows<Unchecked>(GentableRead.Bytes(bytesOf, "unchecked.bytes", "unchecked"), "unchecked.bytes", "unchecked", TableHashes("unchecked"), GentableCodec.ReadUnchecked, GentableCodec.ReadUnchecked));
+            var t281 = new UndefinedTable(GentableRead.Rows<Undefined>(GentableRead.Bytes(bytesOf, "undefined.bytes", "undefined"), "undefined.bytes", "undefined", TableHashes("undefined"), GentableCodec.ReadUndefined, GentableCodec.ReadUndefined));
+            var t282 = new UnionTable(GentableRead.Rows<Union>(GentableRead.Bytes(bytesOf, "union.bytes", "union"), "union.bytes", "union", TableHashes("union"), GentableCodec.ReadUnion, GentableCodec.ReadUnion));
+            var t283 = new UniqueTable(GentableRead.Rows<Unique>(GentableRead.Bytes(bytesOf, "unique.bytes", "unique"), "unique.bytes", "unique", TableHashes("unique"), GentableCodec.ReadUnique, GentableCodec.ReadUnique));
+            var t284 = new UnknownTable(GentableRead.Rows<Unknown>(GentableRead.Bytes(bytesOf, "unknown.bytes", "unknown"), "unknown.bytes", "unknown", TableHashes("unknown"), GentableCodec.ReadUnknown, GentableCodec.ReadUnknown));
+            var t285 = new UnmanagedTable(GentableRead.Rows<Unmanaged>(GentableRead.Bytes(bytesOf, "unmanaged.bytes", "unmanaged"), "unmanaged.bytes", "unmanaged", TableHashes("unmanaged"), GentableCodec.ReadUnmanaged, GentableCodec.ReadUnmanaged));
+            var t286 = new UnsafeTable(GentableRead.Rows<Unsafe>(GentableRead.Bytes(bytesOf, "unsafe.bytes", "unsafe"), "unsafe.bytes", "unsafe", TableHashes("unsafe"), GentableCodec.ReadUnsafe, GentableCodec.ReadUnsafe));
+            var t287 = new UnsizedTable(GentableRead.Rows<Unsized>(GentableRead.Bytes(bytesOf, "unsized.bytes", "unsized"), "unsized.bytes", "unsized", TableHashes("unsized"), GentableCodec.ReadUnsized, GentableCodec.ReadUnsized));
+            var t288 = new UseTable(GentableRead.Rows<Use>(GentableRead.Bytes(bytesOf, "use.bytes", "use"), "use.bytes", "use", TableHashes("use"), GentableCodec.ReadUse, GentableCodec.ReadUse));
+            var t289 = new UshortTable(GentableRead.Rows<Ushort>(GentableRead.Bytes(bytesOf, "ushort.bytes", "ushort"), "ushort.bytes", "ushort", TableHashes("ushort"), GentableCodec.ReadUshort, GentableCodec.ReadUshort));
+            var t290 = new UsingTable(GentableRead.Rows<Using>(GentableRead.Bytes(bytesOf, "using.bytes", "using"), "using.bytes", "using", TableHashes("using"), GentableCodec.ReadUsing, GentableCodec.ReadUsing));
+            var t291 = new UsizeTable(GentableRead.Rows<Usize>(GentableRead.Bytes(bytesOf, "usize.bytes", "usize"), "usize.bytes", "usize", TableHashes("usize"), GentableCodec.ReadUsize, GentableCodec.ReadUsize));
+            var t292 = new ValueTable(GentableRead.Rows<Value>(GentableRead.Bytes(bytesOf, "value.bytes", "value"), "value.bytes", "value", TableHashes("value"), GentableCodec.ReadValue, GentableCodec.ReadValue));
+            var t293 = new ValueOfTable(GentableRead.Rows<ValueOf>(GentableRead.Bytes(bytesOf, "valueOf.bytes", "valueOf"), "valueOf.bytes", "valueOf", TableHashes("valueOf"), GentableCodec.ReadValueOf, GentableCodec.ReadValueOf));
+            var t294 = new VarTable(GentableRead.Rows<Var>(GentableRead.Bytes(bytesOf, "var.bytes", "var"), "var.bytes", "var", TableHashes("var"), GentableCodec.ReadVar, GentableCodec.ReadVar));
+            var t295 = new VirtualTable(GentableRead.Rows<Virtual>(GentableRead.Bytes(bytesOf, "virtual.bytes", "virtual"), "virtual.bytes", "virtual", TableHashes("virtual"), GentableCodec.ReadVirtual, GentableCodec.ReadVirtual));
+            var t296 = new VoidTable(GentableRead.Rows<Void>(GentableRead.Bytes(bytesOf, "void.bytes", "void"), "void.bytes", "void", TableHashes("void"), GentableCodec.ReadVoid, GentableCodec.ReadVoid));
+            var t297 = new VolatileTable(GentableRead.Rows<Volatile>(GentableRead.Bytes(bytesOf, "volatile.bytes", "volatile"), "volatile.bytes", "volatile", TableHashes("volatile"), GentableCodec.ReadVolatile, GentableCodec.ReadVolatile));
+            var t298 = new WhenTable(GentableRead.Rows<When>(GentableRead.Bytes(bytesOf, "when.bytes", "when"), "when.bytes", "when", TableHashes("when"), GentableCodec.ReadWhen, GentableCodec.ReadWhen));
+            var t299 = new WhereTable(GentableRead.Rows<Where>(GentableRead.Bytes(bytesOf, "where.bytes", "where"), "where.bytes", "where", TableHashes("where"), GentableCodec.ReadWhere, GentableCodec.ReadWhere));
+            var t300 = new WhileTable(GentableRead.Rows<While>(GentableRead.Bytes(bytesOf, "while.bytes", "while"), "while.bytes", "while", TableHashes("while"), GentableCodec.ReadWhile, GentableCodec.ReadWhile));
+            var t301 = new WithTable(GentableRead.Rows<With>(GentableRead.Bytes(bytesOf, "with.bytes", "with"), "with.bytes", "with", TableHashes("with"), GentableCodec.ReadWith, GentableCodec.ReadWith));
+            var t302 = new YieldTable(GentableRead.Rows<Yield>(GentableRead.Bytes(bytesOf, "yield.bytes", "yield"), "yield.bytes", "yield", TableHashes("yield"), GentableCodec.ReadYield, GentableCodec.ReadYield));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33, t34, t35, t36, t37, t38, t39, t40, t41, t42, t43, t44, t45, t46, t47, t48, t49, t50, t51, t52, t53, t54, t55, t56, t57, t58, t59, t60, t61, t62, t63, t64, t65, t66, t67, t68, t69, t70, t71, t72, t73, t74, t75, t76, t77, t78, t79, t80, t81, t82, t83, t84, t85, t86, t87, t88, t89, t90, t91, t92, t93, t94, t95, t96, t97, t98, t99, t100, t101, t102, t103, t104, t105, t106, t107, t108, t109, t110, t111, t112, t113, t114, t115, t116, t117, t118, t119, t120, t121, t122, t123, t124, t125, t126, t127, t128, t129, t130, t131, t132, t133, t134, t135, t136, t137, t138, t139, t140, t141, t142, t143, t144, t145, t146, t147, t148, t149, t150, t151, t152, t153, t154, t155, t156, t157, t158, t159, t160, t161, t162, t163, t164, t165, t166, t167, t168, t169, t170, t171, t172, t173, t174, t175, t176, t177, t178, t179, t180, t181, t182, t183, t184, t185, t186, t187, t188, t189, t190, t191, t192, t193, t194, t195, t196, t197, t198, t199, t200, t201, t202, t203, t204, t205, t206, t207, t208, t209, t210, t211, t212, t213, t214, t215, t216, t217, t218, t219, t220, t221, t222, t223, t224, t225, t226, t227, t228, t229, t230, t231, t232, t233, t234, t235, t236, t237, t238, t239, t240, t241, t242, t243, t244, t245, t246, t247, t248, t249, t250, t251, t252, t253, t254, t255, t256, t257, t258, t259, t260, t261, t262, t263, t264, t265, t266, t267, t268, t269, t270, t271, t272, t273, t274, t275, t276, t277, t278, t279, t280, t281, t282, t283, t284, t285, t286, t287, t288, t289, t290, t291, t292, t293, t294, t295, t296, t297, t298, t299, t300, t301, t302);
         }
 
         /// <summary>
@@ -2227,6 +2304,7 @@ namespace Reserved.Tables
             d.Add("assert", GentableCanonical.Rows<Assert>(this.Assert.All, GentableCodec.WriteAssert));
             d.Add("asserts", GentableCanonical.Rows<Asserts>(this.Asserts.All, GentableCodec.WriteAsserts));
             d.Add("async", GentableCanonical.Rows<Async>(this.Async.All, GentableCodec.WriteAsync));
+            d.Add("at", GentableCanonical.Rows<At>(this.At.All, GentableCodec.WriteAt));
             d.Add("await", GentableCanonical.Rows<Await>(this.Await.All, GentableCodec.WriteAwait));
             d.Add("base", GentableCanonical.Rows<Base>(this.Base.All, GentableCodec.WriteBase));
             d.Add("become", GentableCanonical.Rows<Become>(this.Become.All, GentableCodec.WriteBecome));
@@ -2237,6 +2315,7 @@ namespace Reserved.Tables
             d.Add("break", GentableCanonical.Rows<Break>(this.Break.All, GentableCodec.WriteBreak));
             d.Add("by", GentableCanonical.Rows<By>(this.By.All, GentableCodec.WriteBy));
             d.Add("byte", GentableCanonical.Rows<Byte>(this.Byte.All, GentableCodec.WriteByte));
+            d.Add("candidate", GentableCanonical.Rows<Candidate>(this.Candidate.All, GentableCodec.WriteCandidate));
             d.Add("case", GentableCanonical.Rows<Case>(this.Case.All, GentableCodec.WriteCase));
             d.Add("catch", GentableCanonical.Rows<Catch>(this.Catch.All, GentableCodec.WriteCatch));
             d.Add("char", GentableCanonical.Rows<Char>(this.Char.All, GentableCodec.WriteChar));
@@ -2279,13 +2358,16 @@ namespace Reserved.Tables
             d.Add("fn", GentableCanonical.Rows<Fn>(this.Fn.All, GentableCodec.WriteFn));
             d.Add("for", GentableCanonical.Rows<For>(this.For.All, GentableCodec.WriteFor));
             d.Add("foreach", GentableCanonical.Rows<Foreach>(this.Foreach.All, GentableCodec.WriteForeach));
+            d.Add("found", GentableCanonical.Rows<Found>(this.Found.All, GentableCodec.WriteFound));
             d.Add("function", GentableCanonical.Rows<Function>(this.Function.All, GentableCodec.WriteFunction));
             d.Add("gen", GentableCanonical.Rows<Gen>(this.Gen.All, GentableCodec.WriteGen));
+            d.Add("gentableRow", GentableCanonical.Rows<GentableRow>(this.GentableRow.All, GentableCodec.WriteGentableRow));
             d.Add("get", GentableCanonical.Rows<Get>(this.Get.All, GentableCodec.WriteGet));
             d.Add("global", GentableCanonical.Rows<Global>(this.Global.All, GentableCodec.WriteGlobal));
             d.Add("globalThis", GentableCanonical.Rows<GlobalThis>(this.GlobalThis.All, GentableCodec.WriteGlobalThis));
             d.Add("goto", GentableCanonical.Rows<Goto>(this.Goto.All, GentableCodec.WriteGoto));
             d.Add("group", GentableCanonical.Rows<Group>(this.Group.All, GentableCodec.WriteGroup));
+            d.Add("has", GentableCanonical.Rows<Has>(this.Has.All, GentableCodec.WriteHas));
             d.Add("hasOwnProperty", GentableCanonical.Rows<HasOwnProperty>(this.HasOwnProperty.All, GentableCodec.WriteHasOwnProperty));
             d.Add("i128", GentableCanonical.Rows<I128>(this.I128.All, GentableCodec.WriteI128));
             d.Add("i16", GentableCanonical.Rows<I16>(this.I16.All, GentableCodec.WriteI16));
@@ -2309,9 +2391,11 @@ namespace Reserved.Tables
             d.Add("isPrototypeOf", GentableCanonical.Rows<IsPrototypeOf>(this.IsPrototypeOf.All, GentableCodec.WriteIsPrototypeOf));
             d.Add("isize", GentableCanonical.Rows<Isize>(this.Isize.All, GentableCodec.WriteIsize));
             d.Add("join", GentableCanonical.Rows<Join>(this.Join.All, GentableCodec.WriteJoin));
+            d.Add("key", GentableCanonical.Rows<Key>(this.Key.All, GentableCodec.WriteKey));
             d.Add("keyof", GentableCanonical.Rows<Keyof>(this.Keyof.All, GentableCodec.WriteKeyof));
             d.Add("let", GentableCanonical.Rows<Let>(this.Let.All, GentableCodec.WriteLet));
             d.Add("lib", GentableCanonical.Rows<Lib>(this.Lib.All, GentableCodec.WriteLib));
+            d.Add("list", GentableCanonical.Rows<List>(this.List.All, GentableCodec.WriteList));
             d.Add("lock", GentableCanonical.Rows<Lock>(this.Lock.All, GentableCodec.WriteLock));
             d.Add("long", GentableCanonical.Rows<Long>(this.Long.All, GentableCodec.WriteLong));
             d.Add("loop", GentableCanonical.Rows<Loop>(this.Loop.All, GentableCodec.WriteLoop));
@@ -2344,6 +2428,7 @@ namespace Reserved.Tables
             d.Add("package", GentableCanonical.Rows<Package>(this.Package.All, GentableCodec.WritePackage));
             d.Add("params", GentableCanonical.Rows<Params>(this.Params.All, GentableCodec.WriteParams));
             d.Add("partial", GentableCanonical.Rows<Partial>(this.Partial.All, GentableCodec.WritePartial));
+            d.Add("parts", GentableCanonical.Rows<Parts>(this.Parts.All, GentableCodec.WriteParts));
             d.Add("priv", GentableCanonical.Rows<Priv>(this.Priv.All, GentableCodec.WritePriv));
             d.Add("private", GentableCanonical.Rows<Private>(this.Private.All, GentableCodec.WritePrivate));
             d.Add("proc_macro", GentableCanonical.Rows<ProcMacro>(this.ProcMacro.All, GentableCodec.WriteProcMacro));
@@ -2361,6 +2446,8 @@ namespace Reserved.Tables
             d.Add("require", GentableCanonical.Rows<Require>(this.Require.All, GentableCodec.WriteRequire));
             d.Add("required", GentableCanonical.Rows<Required>(this.Required.All, GentableCodec.WriteRequired));
             d.Add("return", GentableCanonical.Rows<Return>(this.Return.All, GentableCodec.WriteReturn));
+            d.Add("row", GentableCanonical.Rows<Row>(this.Row.All, GentableCodec.WriteRow));
+            d.Add("rows", GentableCanonical.Rows<Rows>(this.Rows.All, GentableCodec.WriteRows));
             d.Add("safe", GentableCanonical.Rows<Safe>(this.Safe.All, GentableCodec.WriteSafe));
             d.Add("satisfies", GentableCanonical.Rows<Satisfies>(this.Satisfies.All, GentableCodec.WriteSatisfies));
             d.Add("sbyte", GentableCanonical.Rows<Sbyte>(this.Sbyte.All, GentableCodec.WriteSbyte));
@@ -2379,6 +2466,7 @@ namespace Reserved.Tables
             d.Add("super", GentableCanonical.Rows<Super>(this.Super.All, GentableCodec.WriteSuper));
             d.Add("switch", GentableCanonical.Rows<Switch>(this.Switch.All, GentableCodec.WriteSwitch));
             d.Add("symbol", GentableCanonical.Rows<Symbol>(this.Symbol.All, GentableCodec.WriteSymbol));
+            d.Add("table", GentableCanonical.Rows<Table>(this.Table.All, GentableCodec.WriteTable));
             d.Add("test", GentableCanonical.Rows<Test>(this.Test.All, GentableCodec.WriteTest));
             d.Add("this", GentableCanonical.Rows<This>(this.This.All, GentableCodec.WriteThis));
             d.Add("throw", GentableCanonical.Rows<Throw>(this.Throw.All, GentableCodec.WriteThrow));

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Test(f0, f1);
         }
 
+        internal static Test ReadTest(GentableBinary r)
+        {
+            return new Test(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTest(global::System.Text.StringBuilder sb, Test r)
         {
             sb.Append('{');

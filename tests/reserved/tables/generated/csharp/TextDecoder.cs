@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new TextDecoder(f0, f1);
         }
 
+        internal static TextDecoder ReadTextDecoder(GentableBinary r)
+        {
+            return new TextDecoder(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTextDecoder(global::System.Text.StringBuilder sb, TextDecoder r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new TextEncoder(f0, f1);
         }
 
+        internal static TextEncoder ReadTextEncoder(GentableBinary r)
+        {
+            return new TextEncoder(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTextEncoder(global::System.Text.StringBuilder sb, TextEncoder r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new This(f0, f1);
         }
 
+        internal static This ReadThis(GentableBinary r)
+        {
+            return new This(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteThis(global::System.Text.StringBuilder sb, This r)
         {
             sb.Append('{');

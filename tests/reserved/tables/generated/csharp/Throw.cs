@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Throw(f0, f1);
         }
 
+        internal static Throw ReadThrow(GentableBinary r)
+        {
+            return new Throw(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteThrow(global::System.Text.StringBuilder sb, Throw r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ToLocaleString(f0, f1);
         }
 
+        internal static ToLocaleString ReadToLocaleString(GentableBinary r)
+        {
+            return new ToLocaleString(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteToLocaleString(global::System.Text.StringBuilder sb, ToLocaleString r)
         {
             sb.Append('{');

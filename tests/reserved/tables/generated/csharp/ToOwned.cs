@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ToOwned(f0, f1);
         }
 
+        internal static ToOwned ReadToOwned(GentableBinary r)
+        {
+            return new ToOwned(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteToOwned(global::System.Text.StringBuilder sb, ToOwned r)
         {
             sb.Append('{');

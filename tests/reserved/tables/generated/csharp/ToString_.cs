@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ToString_(f0, f1);
         }
 
+        internal static ToString_ ReadToString_(GentableBinary r)
+        {
+            return new ToString_(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteToString_(global::System.Text.StringBuilder sb, ToString_ r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Trait(f0, f1);
         }
 
+        internal static Trait ReadTrait(GentableBinary r)
+        {
+            return new Trait(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTrait(global::System.Text.StringBuilder sb, Trait r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new True(f0, f1);
         }
 
+        internal static True ReadTrue(GentableBinary r)
+        {
+            return new True(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTrue(global::System.Text.StringBuilder sb, True r)
         {
             sb.Append('{');

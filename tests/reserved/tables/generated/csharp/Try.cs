@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Try(f0, f1);
         }
 
+        internal static Try ReadTry(GentableBinary r)
+        {
+            return new Try(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTry(global::System.Text.StringBuilder sb, Try r)
         {
             sb.Append('{');

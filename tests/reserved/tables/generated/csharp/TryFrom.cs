@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new TryFrom(f0, f1);
         }
 
+        internal static TryFrom ReadTryFrom(GentableBinary r)
+        {
+            return new TryFrom(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTryFrom(global::System.Text.StringBuilder sb, TryFrom r)
         {
             sb.Append('{');

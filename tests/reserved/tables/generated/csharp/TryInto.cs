@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new TryInto(f0, f1);
         }
 
+        internal static TryInto ReadTryInto(GentableBinary r)
+        {
+            return new TryInto(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTryInto(global::System.Text.StringBuilder sb, TryInto r)
         {
             sb.Append('{');

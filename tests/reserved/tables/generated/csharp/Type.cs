@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Type(f0, f1);
         }
 
+        internal static Type ReadType(GentableBinary r)
+        {
+            return new Type(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteType(global::System.Text.StringBuilder sb, Type r)
         {
             sb.Append('{');

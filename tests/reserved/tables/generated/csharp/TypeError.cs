@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new TypeError(f0, f1);
         }
 
+        internal static TypeError ReadTypeError(GentableBinary r)
+        {
+            return new TypeError(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTypeError(global::System.Text.StringBuilder sb, TypeError r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Typeof(f0, f1);
         }
 
+        internal static Typeof ReadTypeof(GentableBinary r)
+        {
+            return new Typeof(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteTypeof(global::System.Text.StringBuilder sb, Typeof r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new U128(f0, f1);
         }
 
+        internal static U128 ReadU128(GentableBinary r)
+        {
+            return new U128(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteU128(global::System.Text.StringBuilder sb, U128 r)
         {
             sb.Append('{');

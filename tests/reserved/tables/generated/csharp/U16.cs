@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new U16(f0, f1);
         }
 
+        internal static U16 ReadU16(GentableBinary r)
+        {
+            return new U16(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteU16(global::System.Text.StringBuilder sb, U16 r)
         {
             sb.Append('{');

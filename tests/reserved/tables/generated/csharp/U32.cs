@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new U32(f0, f1);
         }
 
+        internal static U32 ReadU32(GentableBinary r)
+        {
+            return new U32(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteU32(global::System.Text.StringBuilder sb, U32 r)
         {
             sb.Append('{');

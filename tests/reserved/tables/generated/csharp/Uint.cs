@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Uint(f0, f1);
         }
 
+        internal static Uint ReadUint(GentableBinary r)
+        {
+            return new Uint(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUint(global::System.Text.StringBuilder sb, Uint r)
         {
             sb.Append('{');

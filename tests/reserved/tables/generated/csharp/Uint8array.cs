@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Uint8array(f0, f1);
         }
 
+        internal static Uint8array ReadUint8array(GentableBinary r)
+        {
+            return new Uint8array(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUint8array(global::System.Text.StringBuilder sb, Uint8array r)
         {
             sb.Append('{');

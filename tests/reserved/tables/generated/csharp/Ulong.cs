@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Ulong(f0, f1);
         }
 
+        internal static Ulong ReadUlong(GentableBinary r)
+        {
+            return new Ulong(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUlong(global::System.Text.StringBuilder sb, Ulong r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Unchecked(f0, f1);
         }
 
+        internal static Unchecked ReadUnchecked(GentableBinary r)
+        {
+            return new Unchecked(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnchecked(global::System.Text.StringBuilder sb, Unchecked r)
         {
             sb.Append('{');

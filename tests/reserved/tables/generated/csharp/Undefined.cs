@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Undefined(f0, f1);
         }
 
+        internal static Undefined ReadUndefined(GentableBinary r)
+        {
+            return new Undefined(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUndefined(global::System.Text.StringBuilder sb, Undefined r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Union(f0, f1);
         }
 
+        internal static Union ReadUnion(GentableBinary r)
+        {
+            return new Union(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnion(global::System.Text.StringBuilder sb, Union r)
         {
             sb.Append('{');

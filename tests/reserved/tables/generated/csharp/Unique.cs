@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Unique(f0, f1);
         }
 
+        internal static Unique ReadUnique(GentableBinary r)
+        {
+            return new Unique(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnique(global::System.Text.StringBuilder sb, Unique r)
         {
             sb.Append('{');

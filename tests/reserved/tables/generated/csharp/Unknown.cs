@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Unknown(f0, f1);
         }
 
+        internal static Unknown ReadUnknown(GentableBinary r)
+        {
+            return new Unknown(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnknown(global::System.Text.StringBuilder sb, Unknown r)
         {
             sb.Append('{');

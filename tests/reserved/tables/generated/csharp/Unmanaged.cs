@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Unmanaged(f0, f1);
         }
 
+        internal static Unmanaged ReadUnmanaged(GentableBinary r)
+        {
+            return new Unmanaged(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnmanaged(global::System.Text.StringBuilder sb, Unmanaged r)
         {
             sb.Append('{');

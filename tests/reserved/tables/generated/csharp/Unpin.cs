@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Unpin(f0, f1);
         }
 
+        internal static Unpin ReadUnpin(GentableBinary r)
+        {
+            return new Unpin(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnpin(global::System.Text.StringBuilder sb, Unpin r)
         {
             sb.Append('{');

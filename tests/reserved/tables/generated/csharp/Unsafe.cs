@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Unsafe(f0, f1);
         }
 
+        internal static Unsafe ReadUnsafe(GentableBinary r)
+        {
+            return new Unsafe(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnsafe(global::System.Text.StringBuilder sb, Unsafe r)
         {
             sb.Append('{');

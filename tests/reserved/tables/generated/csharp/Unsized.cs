@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Unsized(f0, f1);
         }
 
+        internal static Unsized ReadUnsized(GentableBinary r)
+        {
+            return new Unsized(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUnsized(global::System.Text.StringBuilder sb, Unsized r)
         {
             sb.Append('{');

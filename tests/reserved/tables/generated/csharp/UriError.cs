@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new UriError(f0, f1);
         }
 
+        internal static UriError ReadUriError(GentableBinary r)
+        {
+            return new UriError(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUriError(global::System.Text.StringBuilder sb, UriError r)
         {
             sb.Append('{');

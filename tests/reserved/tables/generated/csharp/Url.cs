@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Url(f0, f1);
         }
 
+        internal static Url ReadUrl(GentableBinary r)
+        {
+            return new Url(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUrl(global::System.Text.StringBuilder sb, Url r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Use(f0, f1);
         }
 
+        internal static Use ReadUse(GentableBinary r)
+        {
+            return new Use(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUse(global::System.Text.StringBuilder sb, Use r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Ushort(f0, f1);
         }
 
+        internal static Ushort ReadUshort(GentableBinary r)
+        {
+            return new Ushort(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUshort(global::System.Text.StringBuilder sb, Ushort r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Using(f0, f1);
         }
 
+        internal static Using ReadUsing(GentableBinary r)
+        {
+            return new Using(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUsing(global::System.Text.StringBuilder sb, Using r)
         {
             sb.Append('{');

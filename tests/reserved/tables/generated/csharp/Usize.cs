@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Usize(f0, f1);
         }
 
+        internal static Usize ReadUsize(GentableBinary r)
+        {
+            return new Usize(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteUsize(global::System.Text.StringBuilder sb, Usize r)
         {
             sb.Append('{');

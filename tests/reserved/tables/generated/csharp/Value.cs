@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Value(f0, f1);
         }
 
+        internal static Value ReadValue(GentableBinary r)
+        {
+            return new Value(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteValue(global::System.Text.StringBuilder sb, Value r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new ValueOf(f0, f1);
         }
 
+        internal static ValueOf ReadValueOf(GentableBinary r)
+        {
+            return new ValueOf(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteValueOf(global::System.Text.StringBuilder sb, ValueOf r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Var(f0, f1);
         }
 
+        internal static Var ReadVar(GentableBinary r)
+        {
+            return new Var(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteVar(global::System.Text.StringBuilder sb, Var r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Vec(f0, f1);
         }
 
+        internal static Vec ReadVec(GentableBinary r)
+        {
+            return new Vec(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteVec(global::System.Text.StringBuilder sb, Vec r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Virtual(f0, f1);
         }
 
+        internal static Virtual ReadVirtual(GentableBinary r)
+        {
+            return new Virtual(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteVirtual(global::System.Text.StringBuilder sb, Virtual r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Void(f0, f1);
         }
 
+        internal static Void ReadVoid(GentableBinary r)
+        {
+            return new Void(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteVoid(global::System.Text.StringBuilder sb, Void r)
         {
             sb.Append('{');

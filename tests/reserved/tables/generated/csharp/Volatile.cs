@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Volatile(f0, f1);
         }
 
+        internal static Volatile ReadVolatile(GentableBinary r)
+        {
+            return new Volatile(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteVolatile(global::System.Text.StringBuilder sb, Volatile r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new WeakMap(f0, f1);
         }
 
+        internal static WeakMap ReadWeakMap(GentableBinary r)
+        {
+            return new WeakMap(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteWeakMap(global::System.Text.StringBuilder sb, WeakMap r)
         {
             sb.Append('{');

@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new WeakSet(f0, f1);
         }
 
+        internal static WeakSet ReadWeakSet(GentableBinary r)
+        {
+            return new WeakSet(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteWeakSet(global::System.Text.StringBuilder sb, WeakSet r)
         {
             sb.Append('{');

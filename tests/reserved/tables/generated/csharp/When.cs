@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new When(f0, f1);
         }
 
+        internal static When ReadWhen(GentableBinary r)
+        {
+            return new When(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteWhen(global::System.Text.StringBuilder sb, When r)
         {
             sb.Append('{');

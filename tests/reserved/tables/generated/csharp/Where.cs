@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Where(f0, f1);
         }
 
+        internal static Where ReadWhere(GentableBinary r)
+        {
+            return new Where(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteWhere(global::System.Text.StringBuilder sb, Where r)
         {
             sb.Append('{');

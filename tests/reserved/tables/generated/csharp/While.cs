@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new While(f0, f1);
         }
 
+        internal static While ReadWhile(GentableBinary r)
+        {
+            return new While(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteWhile(global::System.Text.StringBuilder sb, While r)
         {
             sb.Append('{');

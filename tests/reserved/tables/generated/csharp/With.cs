@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new With(f0, f1);
         }
 
+        internal static With ReadWith(GentableBinary r)
+        {
+            return new With(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteWith(global::System.Text.StringBuilder sb, With r)
         {
             sb.Append('{');

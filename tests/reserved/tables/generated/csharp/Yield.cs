@@ -112,6 +112,11 @@ namespace Reserved.Tables
             return new Yield(f0, f1);
         }
 
+        internal static Yield ReadYield(GentableBinary r)
+        {
+            return new Yield(r.ReadI32(), r.ReadI32());
+        }
+
         internal static void WriteYield(global::System.Text.StringBuilder sb, Yield r)
         {
             sb.Append('{');

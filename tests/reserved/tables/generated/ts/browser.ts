@@ -3,298 +3,309 @@
 // alike (`index.ts` adds `loadTables(dataDir)` and `loadTablesAsync(dataDir)` for Node.js).
 import * as rt from "./runtime.js";
 import { TABLE_HASHES } from "./hashes.js";
-import { Array_Table, readArray_, writeArray_ } from "./tables/Array_.js";
-import { ArrayBuffer_Table, readArrayBuffer_, writeArrayBuffer_ } from "./tables/ArrayBuffer_.js";
-import { ArrayLike_Table, readArrayLike_, writeArrayLike_ } from "./tables/ArrayLike_.js";
-import { AsMutTable, readAsMut, writeAsMut } from "./tables/AsMut.js";
-import { AsRefTable, readAsRef, writeAsRef } from "./tables/AsRef.js";
-import { Buffer_Table, readBuffer_, writeBuffer_ } from "./tables/Buffer_.js";
-import { CloneTable, readClone, writeClone } from "./tables/Clone.js";
-import { CopyTable, readCopy, writeCopy } from "./tables/Copy.js";
-import { DataView_Table, readDataView_, writeDataView_ } from "./tables/DataView_.js";
-import { Date_Table, readDate_, writeDate_ } from "./tables/Date_.js";
-import { DebugTable, readDebug, writeDebug } from "./tables/Debug.js";
-import { DefaultTable, readDefault, writeDefault } from "./tables/Default.js";
-import { DisplayTable, readDisplay, writeDisplay } from "./tables/Display.js";
-import { DoubleEndedIteratorTable, readDoubleEndedIterator, writeDoubleEndedIterator } from "./tables/DoubleEndedIterator.js";
-import { DropTable, readDrop, writeDrop } from "./tables/Drop.js";
-import { EqTable, readEq, writeEq } from "./tables/Eq.js";
-import { ErrTable, readErr, writeErr } from "./tables/Err.js";
-import { Error_Table, readError_, writeError_ } from "./tables/Error_.js";
-import { EvalError_Table, readEvalError_, writeEvalError_ } from "./tables/EvalError_.js";
-import { ExactSizeIteratorTable, readExactSizeIterator, writeExactSizeIterator } from "./tables/ExactSizeIterator.js";
-import { Exclude_Table, readExclude_, writeExclude_ } from "./tables/Exclude_.js";
-import { ExtendTable, readExtend, writeExtend } from "./tables/Extend.js";
-import { Extract_Table, readExtract_, writeExtract_ } from "./tables/Extract_.js";
-import { FieldsTable, readFields, writeFields } from "./tables/Fields.js";
-import { FinalizeTable, readFinalize, writeFinalize } from "./tables/Finalize.js";
-import { FnMutTable, readFnMut, writeFnMut } from "./tables/FnMut.js";
-import { FnOnceTable, readFnOnce, writeFnOnce } from "./tables/FnOnce.js";
-import { FromTable, readFrom, writeFrom } from "./tables/From.js";
-import { FromIteratorTable, readFromIterator, writeFromIterator } from "./tables/FromIterator.js";
-import { GetHashCodeTable, readGetHashCode, writeGetHashCode } from "./tables/GetHashCode.js";
-import { GetTypeTable, readGetType, writeGetType } from "./tables/GetType.js";
-import { HashTable, readHash, writeHash } from "./tables/Hash.js";
-import { Infinity_Table, readInfinity_, writeInfinity_ } from "./tables/Infinity_.js";
-import { InstanceType_Table, readInstanceType_, writeInstanceType_ } from "./tables/InstanceType_.js";
-import { Intl_Table, readIntl_, writeIntl_ } from "./tables/Intl_.js";
-import { IntoTable, readInto, writeInto } from "./tables/Into.js";
-import { IntoIteratorTable, readIntoIterator, writeIntoIterator } from "./tables/IntoIterator.js";
-import { Iterable_Table, readIterable_, writeIterable_ } from "./tables/Iterable_.js";
-import { IterableIterator_Table, readIterableIterator_, writeIterableIterator_ } from "./tables/IterableIterator_.js";
-import { Iterator_Table, readIterator_, writeIterator_ } from "./tables/Iterator_.js";
-import { JsonTable, readJson, writeJson } from "./tables/Json.js";
-import { Map_Table, readMap_, writeMap_ } from "./tables/Map_.js";
-import { Math_Table, readMath_, writeMath_ } from "./tables/Math_.js";
-import { MemberwiseCloneTable, readMemberwiseClone, writeMemberwiseClone } from "./tables/MemberwiseClone.js";
-import { NaN_Table, readNaN_, writeNaN_ } from "./tables/NaN_.js";
-import { NonNullable_Table, readNonNullable_, writeNonNullable_ } from "./tables/NonNullable_.js";
-import { NoneTable, readNone, writeNone } from "./tables/None.js";
-import { OkTable, readOk, writeOk } from "./tables/Ok.js";
-import { Omit_Table, readOmit_, writeOmit_ } from "./tables/Omit_.js";
-import { OptionTable, readOption, writeOption } from "./tables/Option.js";
-import { OrdTable, readOrd, writeOrd } from "./tables/Ord.js";
-import { Parameters_Table, readParameters_, writeParameters_ } from "./tables/Parameters_.js";
-import { PartialEqTable, readPartialEq, writePartialEq } from "./tables/PartialEq.js";
-import { PartialOrdTable, readPartialOrd, writePartialOrd } from "./tables/PartialOrd.js";
-import { Pick_Table, readPick_, writePick_ } from "./tables/Pick_.js";
-import { Promise_Table, readPromise_, writePromise_ } from "./tables/Promise_.js";
-import { PropertyKey_Table, readPropertyKey_, writePropertyKey_ } from "./tables/PropertyKey_.js";
-import { Proxy_Table, readProxy_, writeProxy_ } from "./tables/Proxy_.js";
-import { RangeError_Table, readRangeError_, writeRangeError_ } from "./tables/RangeError_.js";
-import { ReadonlyArray_Table, readReadonlyArray_, writeReadonlyArray_ } from "./tables/ReadonlyArray_.js";
-import { ReadonlyMap_Table, readReadonlyMap_, writeReadonlyMap_ } from "./tables/ReadonlyMap_.js";
-import { ReadonlySet_Table, readReadonlySet_, writeReadonlySet_ } from "./tables/ReadonlySet_.js";
-import { ReferenceEqualsTable, readReferenceEquals, writeReferenceEquals } from "./tables/ReferenceEquals.js";
-import { Reflect_Table, readReflect_, writeReflect_ } from "./tables/Reflect_.js";
-import { RegExp_Table, readRegExp_, writeRegExp_ } from "./tables/RegExp_.js";
-import { ResultTable, readResult, writeResult } from "./tables/Result.js";
-import { ReturnType_Table, readReturnType_, writeReturnType_ } from "./tables/ReturnType_.js";
-import { SendTable, readSend, writeSend } from "./tables/Send.js";
-import { SizedTable, readSized, writeSized } from "./tables/Sized.js";
-import { SomeTable, readSome, writeSome } from "./tables/Some.js";
-import { String_Table, readString_, writeString_ } from "./tables/String_.js";
-import { SyncTable, readSync, writeSync } from "./tables/Sync.js";
-import { SyntaxError_Table, readSyntaxError_, writeSyntaxError_ } from "./tables/SyntaxError_.js";
-import { TextDecoder_Table, readTextDecoder_, writeTextDecoder_ } from "./tables/TextDecoder_.js";
-import { TextEncoder_Table, readTextEncoder_, writeTextEncoder_ } from "./tables/TextEncoder_.js";
-import { ToOwnedTable, readToOwned, writeToOwned } from "./tables/ToOwned.js";
-import { ToStringTable, readToString, writeToString } from "./tables/ToString.js";
-import { TryFromTable, readTryFrom, writeTryFrom } from "./tables/TryFrom.js";
-import { TryIntoTable, readTryInto, writeTryInto } from "./tables/TryInto.js";
-import { TypeError_Table, readTypeError_, writeTypeError_ } from "./tables/TypeError_.js";
-import { UriErrorTable, readUriError, writeUriError } from "./tables/UriError.js";
-import { UrlTable, readUrl, writeUrl } from "./tables/Url.js";
-import { Uint8arrayTable, readUint8array, writeUint8array } from "./tables/Uint8array.js";
-import { UnpinTable, readUnpin, writeUnpin } from "./tables/Unpin.js";
-import { VecTable, readVec, writeVec } from "./tables/Vec.js";
-import { WeakMap_Table, readWeakMap_, writeWeakMap_ } from "./tables/WeakMap_.js";
-import { WeakSet_Table, readWeakSet_, writeWeakSet_ } from "./tables/WeakSet_.js";
-import { ProtoTable, readProto, writeProto } from "./tables/Proto.js";
-import { AbstractTable, readAbstract, writeAbstract } from "./tables/Abstract.js";
-import { AccessorTable, readAccessor, writeAccessor } from "./tables/Accessor.js";
-import { AddTable, readAdd, writeAdd } from "./tables/Add.js";
-import { AliasTable, readAlias, writeAlias } from "./tables/Alias.js";
-import { AllocTable, readAlloc, writeAlloc } from "./tables/Alloc.js";
-import { AndTable, readAnd, writeAnd } from "./tables/And.js";
-import { AnyTable, readAny, writeAny } from "./tables/Any.js";
-import { ArgumentsTable, readArguments, writeArguments } from "./tables/Arguments.js";
-import { AsTable, readAs, writeAs } from "./tables/As.js";
-import { AscendingTable, readAscending, writeAscending } from "./tables/Ascending.js";
-import { AssertTable, readAssert, writeAssert } from "./tables/Assert.js";
-import { AssertsTable, readAsserts, writeAsserts } from "./tables/Asserts.js";
-import { AsyncTable, readAsync, writeAsync } from "./tables/Async.js";
-import { AwaitTable, readAwait, writeAwait } from "./tables/Await.js";
-import { BaseTable, readBase, writeBase } from "./tables/Base.js";
-import { BecomeTable, readBecome, writeBecome } from "./tables/Become.js";
-import { BigintTable, readBigint, writeBigint } from "./tables/Bigint.js";
-import { BoolTable, readBool, writeBool } from "./tables/Bool.js";
-import { Boolean_Table, readBoolean_, writeBoolean_ } from "./tables/Boolean_.js";
-import { BoxTable, readBox, writeBox } from "./tables/Box.js";
-import { BreakTable, readBreak, writeBreak } from "./tables/Break.js";
-import { ByTable, readBy, writeBy } from "./tables/By.js";
-import { ByteTable, readByte, writeByte } from "./tables/Byte.js";
-import { CaseTable, readCase, writeCase } from "./tables/Case.js";
-import { CatchTable, readCatch, writeCatch } from "./tables/Catch.js";
-import { CharTable, readChar, writeChar } from "./tables/Char.js";
-import { CheckedTable, readChecked, writeChecked } from "./tables/Checked.js";
-import { ClassTable, readClass, writeClass } from "./tables/Class.js";
-import { ConsoleTable, readConsole, writeConsole } from "./tables/Console.js";
-import { ConstTable, readConst, writeConst } from "./tables/Const.js";
-import { ConstructorTable, readConstructor, writeConstructor } from "./tables/Constructor.js";
-import { ContinueTable, readContinue, writeContinue } from "./tables/Continue.js";
-import { CoreTable, readCore, writeCore } from "./tables/Core.js";
-import { CrateTable, readCrate, writeCrate } from "./tables/Crate.js";
-import { DebuggerTable, readDebugger, writeDebugger } from "./tables/Debugger.js";
-import { DecimalTable, readDecimal, writeDecimal } from "./tables/Decimal.js";
-import { DeclareTable, readDeclare, writeDeclare } from "./tables/Declare.js";
-import { DelegateTable, readDelegate, writeDelegate } from "./tables/Delegate.js";
-import { DeleteTable, readDelete, writeDelete } from "./tables/Delete.js";
-import { DescendingTable, readDescending, writeDescending } from "./tables/Descending.js";
-import { DoTable, readDo, writeDo } from "./tables/Do.js";
-import { DoubleTable, readDouble, writeDouble } from "./tables/Double.js";
-import { DynTable, readDyn, writeDyn } from "./tables/Dyn.js";
-import { DynamicTable, readDynamic, writeDynamic } from "./tables/Dynamic.js";
-import { ElseTable, readElse, writeElse } from "./tables/Else.js";
-import { EnumTable, readEnum, writeEnum } from "./tables/Enum.js";
-import { EqualsTable, readEquals, writeEquals } from "./tables/Equals.js";
-import { EvalTable, readEval, writeEval } from "./tables/Eval.js";
-import { EventTable, readEvent, writeEvent } from "./tables/Event.js";
-import { ExplicitTable, readExplicit, writeExplicit } from "./tables/Explicit.js";
-import { ExportTable, readExport, writeExport } from "./tables/Export.js";
-import { ExtendsTable, readExtends, writeExtends } from "./tables/Extends.js";
-import { ExternTable, readExtern, writeExtern } from "./tables/Extern.js";
-import { F32Table, readF32, writeF32 } from "./tables/F32.js";
-import { F64Table, readF64, writeF64 } from "./tables/F64.js";
-import { FalseTable, readFalse, writeFalse } from "./tables/False.js";
-import { FieldTable, readField, writeField } from "./tables/Field.js";
-import { FileTable, readFile, writeFile } from "./tables/File.js";
-import { FinalTable, readFinal, writeFinal } from "./tables/Final.js";
-import { FinallyTable, readFinally, writeFinally } from "./tables/Finally.js";
-import { FixedTable, readFixed, writeFixed } from "./tables/Fixed.js";
-import { FloatTable, readFloat, writeFloat } from "./tables/Float.js";
-import { FnTable, readFn, writeFn } from "./tables/Fn.js";
-import { ForTable, readFor, writeFor } from "./tables/For.js";
-import { ForeachTable, readForeach, writeForeach } from "./tables/Foreach.js";
-import { Function_Table, readFunction_, writeFunction_ } from "./tables/Function_.js";
-import { GenTable, readGen, writeGen } from "./tables/Gen.js";
-import { GetTable, readGet, writeGet } from "./tables/Get.js";
-import { GlobalTable, readGlobal, writeGlobal } from "./tables/Global.js";
-import { GlobalThisTable, readGlobalThis, writeGlobalThis } from "./tables/GlobalThis.js";
-import { GotoTable, readGoto, writeGoto } from "./tables/Goto.js";
-import { GroupTable, readGroup, writeGroup } from "./tables/Group.js";
-import { HasOwnPropertyTable, readHasOwnProperty, writeHasOwnProperty } from "./tables/HasOwnProperty.js";
-import { I128Table, readI128, writeI128 } from "./tables/I128.js";
-import { I16Table, readI16, writeI16 } from "./tables/I16.js";
-import { I32Table, readI32, writeI32 } from "./tables/I32.js";
-import { I64Table, readI64, writeI64 } from "./tables/I64.js";
-import { I8Table, readI8, writeI8 } from "./tables/I8.js";
-import { IfTable, readIf, writeIf } from "./tables/If.js";
-import { ImplTable, readImpl, writeImpl } from "./tables/Impl.js";
-import { ImplementsTable, readImplements, writeImplements } from "./tables/Implements.js";
-import { ImplicitTable, readImplicit, writeImplicit } from "./tables/Implicit.js";
-import { ImportTable, readImport, writeImport } from "./tables/Import.js";
-import { InTable, readIn, writeIn } from "./tables/In.js";
-import { InferTable, readInfer, writeInfer } from "./tables/Infer.js";
-import { InitTable, readInit, writeInit } from "./tables/Init.js";
-import { InstanceofTable, readInstanceof, writeInstanceof } from "./tables/Instanceof.js";
-import { IntTable, readInt, writeInt } from "./tables/Int.js";
-import { InterfaceTable, readInterface, writeInterface } from "./tables/Interface.js";
-import { InternalTable, readInternal, writeInternal } from "./tables/Internal.js";
-import { IntrinsicTable, readIntrinsic, writeIntrinsic } from "./tables/Intrinsic.js";
-import { IsTable, readIs, writeIs } from "./tables/Is.js";
-import { IsPrototypeOfTable, readIsPrototypeOf, writeIsPrototypeOf } from "./tables/IsPrototypeOf.js";
-import { IsizeTable, readIsize, writeIsize } from "./tables/Isize.js";
-import { JoinTable, readJoin, writeJoin } from "./tables/Join.js";
-import { KeyofTable, readKeyof, writeKeyof } from "./tables/Keyof.js";
-import { LetTable, readLet, writeLet } from "./tables/Let.js";
-import { LibTable, readLib, writeLib } from "./tables/Lib.js";
-import { LockTable, readLock, writeLock } from "./tables/Lock.js";
-import { LongTable, readLong, writeLong } from "./tables/Long.js";
-import { LoopTable, readLoop, writeLoop } from "./tables/Loop.js";
-import { MacroTable, readMacro, writeMacro } from "./tables/Macro.js";
-import { MacroRulesTable, readMacroRules, writeMacroRules } from "./tables/MacroRules.js";
-import { MainTable, readMain, writeMain } from "./tables/Main.js";
-import { ManagedTable, readManaged, writeManaged } from "./tables/Managed.js";
-import { MatchTable, readMatch, writeMatch } from "./tables/Match.js";
-import { ModTable, readMod, writeMod } from "./tables/Mod.js";
-import { ModuleTable, readModule, writeModule } from "./tables/Module.js";
-import { MoveTable, readMove, writeMove } from "./tables/Move.js";
-import { MutTable, readMut, writeMut } from "./tables/Mut.js";
-import { NameofTable, readNameof, writeNameof } from "./tables/Nameof.js";
-import { NamespaceTable, readNamespace, writeNamespace } from "./tables/Namespace.js";
-import { NeverTable, readNever, writeNever } from "./tables/Never.js";
-import { NewTable, readNew, writeNew } from "./tables/New.js";
-import { NintTable, readNint, writeNint } from "./tables/Nint.js";
-import { NotTable, readNot, writeNot } from "./tables/Not.js";
-import { NuintTable, readNuint, writeNuint } from "./tables/Nuint.js";
-import { NullTable, readNull, writeNull } from "./tables/Null.js";
-import { Number_Table, readNumber_, writeNumber_ } from "./tables/Number_.js";
-import { Object_Table, readObject_, writeObject_ } from "./tables/Object_.js";
-import { OfTable, readOf, writeOf } from "./tables/Of.js";
-import { OnTable, readOn, writeOn } from "./tables/On.js";
-import { OperatorTable, readOperator, writeOperator } from "./tables/Operator.js";
-import { OrTable, readOr, writeOr } from "./tables/Or.js";
-import { OrderbyTable, readOrderby, writeOrderby } from "./tables/Orderby.js";
-import { OutTable, readOut, writeOut } from "./tables/Out.js";
-import { OverrideTable, readOverride, writeOverride } from "./tables/Override.js";
-import { PackageTable, readPackage, writePackage } from "./tables/Package.js";
-import { ParamsTable, readParams, writeParams } from "./tables/Params.js";
-import { Partial_Table, readPartial_, writePartial_ } from "./tables/Partial_.js";
-import { PrivTable, readPriv, writePriv } from "./tables/Priv.js";
-import { PrivateTable, readPrivate, writePrivate } from "./tables/Private.js";
-import { ProcMacroTable, readProcMacro, writeProcMacro } from "./tables/ProcMacro.js";
-import { ProcessTable, readProcess, writeProcess } from "./tables/Process.js";
-import { PropertyIsEnumerableTable, readPropertyIsEnumerable, writePropertyIsEnumerable } from "./tables/PropertyIsEnumerable.js";
-import { ProtectedTable, readProtected, writeProtected } from "./tables/Protected.js";
-import { PrototypeTable, readPrototype, writePrototype } from "./tables/Prototype.js";
-import { PubTable, readPub, writePub } from "./tables/Pub.js";
-import { PublicTable, readPublic, writePublic } from "./tables/Public.js";
-import { RawTable, readRaw, writeRaw } from "./tables/Raw.js";
-import { Readonly_Table, readReadonly_, writeReadonly_ } from "./tables/Readonly_.js";
-import { Record_Table, readRecord_, writeRecord_ } from "./tables/Record_.js";
-import { RefTable, readRef, writeRef } from "./tables/Ref.js";
-import { RemoveTable, readRemove, writeRemove } from "./tables/Remove.js";
-import { RequireTable, readRequire, writeRequire } from "./tables/Require.js";
-import { Required_Table, readRequired_, writeRequired_ } from "./tables/Required_.js";
-import { ReturnTable, readReturn, writeReturn } from "./tables/Return.js";
-import { SafeTable, readSafe, writeSafe } from "./tables/Safe.js";
-import { SatisfiesTable, readSatisfies, writeSatisfies } from "./tables/Satisfies.js";
-import { SbyteTable, readSbyte, writeSbyte } from "./tables/Sbyte.js";
-import { ScopedTable, readScoped, writeScoped } from "./tables/Scoped.js";
-import { SealedTable, readSealed, writeSealed } from "./tables/Sealed.js";
-import { SelectTable, readSelect, writeSelect } from "./tables/Select.js";
-import { SelfTable, readSelf, writeSelf } from "./tables/Self.js";
-import { Set_Table, readSet_, writeSet_ } from "./tables/Set_.js";
-import { ShortTable, readShort, writeShort } from "./tables/Short.js";
-import { SizeofTable, readSizeof, writeSizeof } from "./tables/Sizeof.js";
-import { StackallocTable, readStackalloc, writeStackalloc } from "./tables/Stackalloc.js";
-import { StaticTable, readStatic, writeStatic } from "./tables/Static.js";
-import { StdTable, readStd, writeStd } from "./tables/Std.js";
-import { StrTable, readStr, writeStr } from "./tables/Str.js";
-import { StructTable, readStruct, writeStruct } from "./tables/Struct.js";
-import { SuperTable, readSuper, writeSuper } from "./tables/Super.js";
-import { SwitchTable, readSwitch, writeSwitch } from "./tables/Switch.js";
-import { Symbol_Table, readSymbol_, writeSymbol_ } from "./tables/Symbol_.js";
-import { TestTable, readTest, writeTest } from "./tables/Test.js";
-import { ThisTable, readThis, writeThis } from "./tables/This.js";
-import { ThrowTable, readThrow, writeThrow } from "./tables/Throw.js";
-import { ToLocaleStringTable, readToLocaleString, writeToLocaleString } from "./tables/ToLocaleString.js";
-import { TraitTable, readTrait, writeTrait } from "./tables/Trait.js";
-import { TrueTable, readTrue, writeTrue } from "./tables/True.js";
-import { TryTable, readTry, writeTry } from "./tables/Try.js";
-import { TypeTable, readType, writeType } from "./tables/Type.js";
-import { TypeofTable, readTypeof, writeTypeof } from "./tables/Typeof.js";
-import { U128Table, readU128, writeU128 } from "./tables/U128.js";
-import { U16Table, readU16, writeU16 } from "./tables/U16.js";
-import { U32Table, readU32, writeU32 } from "./tables/U32.js";
-import { U64Table, readU64, writeU64 } from "./tables/U64.js";
-import { U8Table, readU8, writeU8 } from "./tables/U8.js";
-import { UintTable, readUint, writeUint } from "./tables/Uint.js";
-import { UlongTable, readUlong, writeUlong } from "./tables/Ulong.js";
-import { UncheckedTable, readUnchecked, writeUnchecked } from "./tables/Unchecked.js";
-import { UndefinedTable, readUndefined, writeUndefined } from "./tables/Undefined.js";
-import { UnionTable, readUnion, writeUnion } from "./tables/Union.js";
-import { UniqueTable, readUnique, writeUnique } from "./tables/Unique.js";
-import { UnknownTable, readUnknown, writeUnknown } from "./tables/Unknown.js";
-import { UnmanagedTable, readUnmanaged, writeUnmanaged } from "./tables/Unmanaged.js";
-import { UnsafeTable, readUnsafe, writeUnsafe } from "./tables/Unsafe.js";
-import { UnsizedTable, readUnsized, writeUnsized } from "./tables/Unsized.js";
-import { UseTable, readUse, writeUse } from "./tables/Use.js";
-import { UshortTable, readUshort, writeUshort } from "./tables/Ushort.js";
-import { UsingTable, readUsing, writeUsing } from "./tables/Using.js";
-import { UsizeTable, readUsize, writeUsize } from "./tables/Usize.js";
-import { ValueTable, readValue, writeValue } from "./tables/Value.js";
-import { ValueOfTable, readValueOf, writeValueOf } from "./tables/ValueOf.js";
-import { VarTable, readVar, writeVar } from "./tables/Var.js";
-import { VirtualTable, readVirtual, writeVirtual } from "./tables/Virtual.js";
-import { VoidTable, readVoid, writeVoid } from "./tables/Void.js";
-import { VolatileTable, readVolatile, writeVolatile } from "./tables/Volatile.js";
-import { WhenTable, readWhen, writeWhen } from "./tables/When.js";
-import { WhereTable, readWhere, writeWhere } from "./tables/Where.js";
-import { WhileTable, readWhile, writeWhile } from "./tables/While.js";
-import { WithTable, readWith, writeWith } from "./tables/With.js";
-import { YieldTable, readYield, writeYield } from "./tables/Yield.js";
+import { Array_Table, readArray_, readArray_Bin, writeArray_ } from "./tables/Array_.js";
+import { ArrayBuffer_Table, readArrayBuffer_, readArrayBuffer_Bin, writeArrayBuffer_ } from "./tables/ArrayBuffer_.js";
+import { ArrayLike_Table, readArrayLike_, readArrayLike_Bin, writeArrayLike_ } from "./tables/ArrayLike_.js";
+import { AsMutTable, readAsMut, readAsMutBin, writeAsMut } from "./tables/AsMut.js";
+import { AsRefTable, readAsRef, readAsRefBin, writeAsRef } from "./tables/AsRef.js";
+import { Buffer_Table, readBuffer_, readBuffer_Bin, writeBuffer_ } from "./tables/Buffer_.js";
+import { CloneTable, readClone, readCloneBin, writeClone } from "./tables/Clone.js";
+import { CopyTable, readCopy, readCopyBin, writeCopy } from "./tables/Copy.js";
+import { DataView_Table, readDataView_, readDataView_Bin, writeDataView_ } from "./tables/DataView_.js";
+import { Date_Table, readDate_, readDate_Bin, writeDate_ } from "./tables/Date_.js";
+import { DebugTable, readDebug, readDebugBin, writeDebug } from "./tables/Debug.js";
+import { DefaultTable, readDefault, readDefaultBin, writeDefault } from "./tables/Default.js";
+import { DisplayTable, readDisplay, readDisplayBin, writeDisplay } from "./tables/Display.js";
+import { DoubleEndedIteratorTable, readDoubleEndedIterator, readDoubleEndedIteratorBin, writeDoubleEndedIterator } from "./tables/DoubleEndedIterator.js";
+import { DropTable, readDrop, readDropBin, writeDrop } from "./tables/Drop.js";
+import { EqTable, readEq, readEqBin, writeEq } from "./tables/Eq.js";
+import { ErrTable, readErr, readErrBin, writeErr } from "./tables/Err.js";
+import { Error_Table, readError_, readError_Bin, writeError_ } from "./tables/Error_.js";
+import { EvalError_Table, readEvalError_, readEvalError_Bin, writeEvalError_ } from "./tables/EvalError_.js";
+import { ExactSizeIteratorTable, readExactSizeIterator, readExactSizeIteratorBin, writeExactSizeIterator } from "./tables/ExactSizeIterator.js";
+import { Exclude_Table, readExclude_, readExclude_Bin, writeExclude_ } from "./tables/Exclude_.js";
+import { ExtendTable, readExtend, readExtendBin, writeExtend } from "./tables/Extend.js";
+import { Extract_Table, readExtract_, readExtract_Bin, writeExtract_ } from "./tables/Extract_.js";
+import { FieldsTable, readFields, readFieldsBin, writeFields } from "./tables/Fields.js";
+import { FinalizeTable, readFinalize, readFinalizeBin, writeFinalize } from "./tables/Finalize.js";
+import { FnMutTable, readFnMut, readFnMutBin, writeFnMut } from "./tables/FnMut.js";
+import { FnOnceTable, readFnOnce, readFnOnceBin, writeFnOnce } from "./tables/FnOnce.js";
+import { FromTable, readFrom, readFromBin, writeFrom } from "./tables/From.js";
+import { FromIteratorTable, readFromIterator, readFromIteratorBin, writeFromIterator } from "./tables/FromIterator.js";
+import { GetHashCodeTable, readGetHashCode, readGetHashCodeBin, writeGetHashCode } from "./tables/GetHashCode.js";
+import { GetTypeTable, readGetType, readGetTypeBin, writeGetType } from "./tables/GetType.js";
+import { HashTable, readHash, readHashBin, writeHash } from "./tables/Hash.js";
+import { Infinity_Table, readInfinity_, readInfinity_Bin, writeInfinity_ } from "./tables/Infinity_.js";
+import { InstanceType_Table, readInstanceType_, readInstanceType_Bin, writeInstanceType_ } from "./tables/InstanceType_.js";
+import { Intl_Table, readIntl_, readIntl_Bin, writeIntl_ } from "./tables/Intl_.js";
+import { IntoTable, readInto, readIntoBin, writeInto } from "./tables/Into.js";
+import { IntoIteratorTable, readIntoIterator, readIntoIteratorBin, writeIntoIterator } from "./tables/IntoIterator.js";
+import { Iterable_Table, readIterable_, readIterable_Bin, writeIterable_ } from "./tables/Iterable_.js";
+import { IterableIterator_Table, readIterableIterator_, readIterableIterator_Bin, writeIterableIterator_ } from "./tables/IterableIterator_.js";
+import { Iterator_Table, readIterator_, readIterator_Bin, writeIterator_ } from "./tables/Iterator_.js";
+import { JsonTable, readJson, readJsonBin, writeJson } from "./tables/Json.js";
+import { Map_Table, readMap_, readMap_Bin, writeMap_ } from "./tables/Map_.js";
+import { Math_Table, readMath_, readMath_Bin, writeMath_ } from "./tables/Math_.js";
+import { MemberwiseCloneTable, readMemberwiseClone, readMemberwiseCloneBin, writeMemberwiseClone } from "./tables/MemberwiseClone.js";
+import { NaN_Table, readNaN_, readNaN_Bin, writeNaN_ } from "./tables/NaN_.js";
+import { NonNullable_Table, readNonNullable_, readNonNullable_Bin, writeNonNullable_ } from "./tables/NonNullable_.js";
+import { NoneTable, readNone, readNoneBin, writeNone } from "./tables/None.js";
+import { OkTable, readOk, readOkBin, writeOk } from "./tables/Ok.js";
+import { Omit_Table, readOmit_, readOmit_Bin, writeOmit_ } from "./tables/Omit_.js";
+import { OptionTable, readOption, readOptionBin, writeOption } from "./tables/Option.js";
+import { OrdTable, readOrd, readOrdBin, writeOrd } from "./tables/Ord.js";
+import { Parameters_Table, readParameters_, readParameters_Bin, writeParameters_ } from "./tables/Parameters_.js";
+import { PartialEqTable, readPartialEq, readPartialEqBin, writePartialEq } from "./tables/PartialEq.js";
+import { PartialOrdTable, readPartialOrd, readPartialOrdBin, writePartialOrd } from "./tables/PartialOrd.js";
+import { Pick_Table, readPick_, readPick_Bin, writePick_ } from "./tables/Pick_.js";
+import { Promise_Table, readPromise_, readPromise_Bin, writePromise_ } from "./tables/Promise_.js";
+import { PropertyKey_Table, readPropertyKey_, readPropertyKey_Bin, writePropertyKey_ } from "./tables/PropertyKey_.js";
+import { Proxy_Table, readProxy_, readProxy_Bin, writeProxy_ } from "./tables/Proxy_.js";
+import { RangeError_Table, readRangeError_, readRangeError_Bin, writeRangeError_ } from "./tables/RangeError_.js";
+import { ReadonlyArray_Table, readReadonlyArray_, readReadonlyArray_Bin, writeReadonlyArray_ } from "./tables/ReadonlyArray_.js";
+import { ReadonlyMap_Table, readReadonlyMap_, readReadonlyMap_Bin, writeReadonlyMap_ } from "./tables/ReadonlyMap_.js";
+import { ReadonlySet_Table, readReadonlySet_, readReadonlySet_Bin, writeReadonlySet_ } from "./tables/ReadonlySet_.js";
+import { ReferenceEqualsTable, readReferenceEquals, readReferenceEqualsBin, writeReferenceEquals } from "./tables/ReferenceEquals.js";
+import { Reflect_Table, readReflect_, readReflect_Bin, writeReflect_ } from "./tables/Reflect_.js";
+import { RegExp_Table, readRegExp_, readRegExp_Bin, writeRegExp_ } from "./tables/RegExp_.js";
+import { ResultTable, readResult, readResultBin, writeResult } from "./tables/Result.js";
+import { ReturnType_Table, readReturnType_, readReturnType_Bin, writeReturnType_ } from "./tables/ReturnType_.js";
+import { SendTable, readSend, readSendBin, writeSend } from "./tables/Send.js";
+import { SizedTable, readSized, readSizedBin, writeSized } from "./tables/Sized.js";
+import { SomeTable, readSome, readSomeBin, writeSome } from "./tables/Some.js";
+import { String_Table, readString_, readString_Bin, writeString_ } from "./tables/String_.js";
+import { SyncTable, readSync, readSyncBin, writeSync } from "./tables/Sync.js";
+import { SyntaxError_Table, readSyntaxError_, readSyntaxError_Bin, writeSyntaxError_ } from "./tables/SyntaxError_.js";
+import { TextDecoder_Table, readTextDecoder_, readTextDecoder_Bin, writeTextDecoder_ } from "./tables/TextDecoder_.js";
+import { TextEncoder_Table, readTextEncoder_, readTextEncoder_Bin, writeTextEncoder_ } from "./tables/TextEncoder_.js";
+import { ToOwnedTable, readToOwned, readToOwnedBin, writeToOwned } from "./tables/ToOwned.js";
+import { ToStringTable, readToString, readToStringBin, writeToString } from "./tables/ToString.js";
+import { TryFromTable, readTryFrom, readTryFromBin, writeTryFrom } from "./tables/TryFrom.js";
+import { TryIntoTable, readTryInto, readTryIntoBin, writeTryInto } from "./tables/TryInto.js";
+import { TypeError_Table, readTypeError_, readTypeError_Bin, writeTypeError_ } from "./tables/TypeError_.js";
+import { UriErrorTable, readUriError, readUriErrorBin, writeUriError } from "./tables/UriError.js";
+import { UrlTable, readUrl, readUrlBin, writeUrl } from "./tables/Url.js";
+import { Uint8arrayTable, readUint8array, readUint8arrayBin, writeUint8array } from "./tables/Uint8array.js";
+import { UnpinTable, readUnpin, readUnpinBin, writeUnpin } from "./tables/Unpin.js";
+import { VecTable, readVec, readVecBin, writeVec } from "./tables/Vec.js";
+import { WeakMap_Table, readWeakMap_, readWeakMap_Bin, writeWeakMap_ } from "./tables/WeakMap_.js";
+import { WeakSet_Table, readWeakSet_, readWeakSet_Bin, writeWeakSet_ } from "./tables/WeakSet_.js";
+import { ProtoTable, readProto, readProtoBin, writeProto } from "./tables/Proto.js";
+import { AbstractTable, readAbstract, readAbstractBin, writeAbstract } from "./tables/Abstract.js";
+import { AccessorTable, readAccessor, readAccessorBin, writeAccessor } from "./tables/Accessor.js";
+import { AddTable, readAdd, readAddBin, writeAdd } from "./tables/Add.js";
+import { AliasTable, readAlias, readAliasBin, writeAlias } from "./tables/Alias.js";
+import { AllocTable, readAlloc, readAllocBin, writeAlloc } from "./tables/Alloc.js";
+import { AndTable, readAnd, readAndBin, writeAnd } from "./tables/And.js";
+import { AnyTable, readAny, readAnyBin, writeAny } from "./tables/Any.js";
+import { ArgumentsTable, readArguments, readArgumentsBin, writeArguments } from "./tables/Arguments.js";
+import { AsTable, readAs, readAsBin, writeAs } from "./tables/As.js";
+import { AscendingTable, readAscending, readAscendingBin, writeAscending } from "./tables/Ascending.js";
+import { AssertTable, readAssert, readAssertBin, writeAssert } from "./tables/Assert.js";
+import { AssertsTable, readAsserts, readAssertsBin, writeAsserts } from "./tables/Asserts.js";
+import { AsyncTable, readAsync, readAsyncBin, writeAsync } from "./tables/Async.js";
+import { AtTable, readAt, readAtBin, writeAt } from "./tables/At.js";
+import { AwaitTable, readAwait, readAwaitBin, writeAwait } from "./tables/Await.js";
+import { BaseTable, readBase, readBaseBin, writeBase } from "./tables/Base.js";
+import { BecomeTable, readBecome, readBecomeBin, writeBecome } from "./tables/Become.js";
+import { BigintTable, readBigint, readBigintBin, writeBigint } from "./tables/Bigint.js";
+import { BoolTable, readBool, readBoolBin, writeBool } from "./tables/Bool.js";
+import { Boolean_Table, readBoolean_, readBoolean_Bin, writeBoolean_ } from "./tables/Boolean_.js";
+import { BoxTable, readBox, readBoxBin, writeBox } from "./tables/Box.js";
+import { BreakTable, readBreak, readBreakBin, writeBreak } from "./tables/Break.js";
+import { ByTable, readBy, readByBin, writeBy } from "./tables/By.js";
+import { ByteTable, readByte, readByteBin, writeByte } from "./tables/Byte.js";
+import { CandidateTable, readCandidate, readCandidateBin, writeCandidate } from "./tables/Candidate.js";
+import { CaseTable, readCase, readCaseBin, writeCase } from "./tables/Case.js";
+import { CatchTable, readCatch, readCatchBin, writeCatch } from "./tables/Catch.js";
+import { CharTable, readChar, readCharBin, writeChar } from "./tables/Char.js";
+import { CheckedTable, readChecked, readCheckedBin, writeChecked } from "./tables/Checked.js";
+import { ClassTable, readClass, readClassBin, writeClass } from "./tables/Class.js";
+import { ConsoleTable, readConsole, readConsoleBin, writeConsole } from "./tables/Console.js";
+import { ConstTable, readConst, readConstBin, writeConst } from "./tables/Const.js";
+import { ConstructorTable, readConstructor, readConstructorBin, writeConstructor } from "./tables/Constructor.js";
+import { ContinueTable, readContinue, readContinueBin, writeContinue } from "./tables/Continue.js";
+import { CoreTable, readCore, readCoreBin, writeCore } from "./tables/Core.js";
+import { CrateTable, readCrate, readCrateBin, writeCrate } from "./tables/Crate.js";
+import { DebuggerTable, readDebugger, readDebuggerBin, writeDebugger } from "./tables/Debugger.js";
+import { DecimalTable, readDecimal, readDecimalBin, writeDecimal } from "./tables/Decimal.js";
+import { DeclareTable, readDeclare, readDeclareBin, writeDeclare } from "./tables/Declare.js";
+import { DelegateTable, readDelegate, readDelegateBin, writeDelegate } from "./tables/Delegate.js";
+import { DeleteTable, readDelete, readDeleteBin, writeDelete } from "./tables/Delete.js";
+import { DescendingTable, readDescending, readDescendingBin, writeDescending } from "./tables/Descending.js";
+import { DoTable, readDo, readDoBin, writeDo } from "./tables/Do.js";
+import { DoubleTable, readDouble, readDoubleBin, writeDouble } from "./tables/Double.js";
+import { DynTable, readDyn, readDynBin, writeDyn } from "./tables/Dyn.js";
+import { DynamicTable, readDynamic, readDynamicBin, writeDynamic } from "./tables/Dynamic.js";
+import { ElseTable, readElse, readElseBin, writeElse } from "./tables/Else.js";
+import { EnumTable, readEnum, readEnumBin, writeEnum } from "./tables/Enum.js";
+import { EqualsTable, readEquals, readEqualsBin, writeEquals } from "./tables/Equals.js";
+import { EvalTable, readEval, readEvalBin, writeEval } from "./tables/Eval.js";
+import { EventTable, readEvent, readEventBin, writeEvent } from "./tables/Event.js";
+import { ExplicitTable, readExplicit, readExplicitBin, writeExplicit } from "./tables/Explicit.js";
+import { ExportTable, readExport, readExportBin, writeExport } from "./tables/Export.js";
+import { ExtendsTable, readExtends, readExtendsBin, writeExtends } from "./tables/Extends.js";
+import { ExternTable, readExtern, readExternBin, writeExtern } from "./tables/Extern.js";
+import { F32Table, readF32, readF32Bin, writeF32 } from "./tables/F32.js";
+import { F64Table, readF64, readF64Bin, writeF64 } from "./tables/F64.js";
+import { FalseTable, readFalse, readFalseBin, writeFalse } from "./tables/False.js";
+import { FieldTable, readField, readFieldBin, writeField } from "./tables/Field.js";
+import { FileTable, readFile, readFileBin, writeFile } from "./tables/File.js";
+import { FinalTable, readFinal, readFinalBin, writeFinal } from "./tables/Final.js";
+import { FinallyTable, readFinally, readFinallyBin, writeFinally } from "./tables/Finally.js";
+import { FixedTable, readFixed, readFixedBin, writeFixed } from "./tables/Fixed.js";
+import { FloatTable, readFloat, readFloatBin, writeFloat } from "./tables/Float.js";
+import { FnTable, readFn, readFnBin, writeFn } from "./tables/Fn.js";
+import { ForTable, readFor, readForBin, writeFor } from "./tables/For.js";
+import { ForeachTable, readForeach, readForeachBin, writeForeach } from "./tables/Foreach.js";
+import { FoundTable, readFound, readFoundBin, writeFound } from "./tables/Found.js";
+import { Function_Table, readFunction_, readFunction_Bin, writeFunction_ } from "./tables/Function_.js";
+import { GenTable, readGen, readGenBin, writeGen } from "./tables/Gen.js";
+import { GentableRowTable, readGentableRow, readGentableRowBin, writeGentableRow } from "./tables/GentableRow.js";
+import { GetTable, readGet, readGetBin, writeGet } from "./tables/Get.js";
+import { GlobalTable, readGlobal, readGlobalBin, writeGlobal } from "./tables/Global.js";
+import { GlobalThisTable, readGlobalThis, readGlobalThisBin, writeGlobalThis } from "./tables/GlobalThis.js";
+import { GotoTable, readGoto, readGotoBin, writeGoto } from "./tables/Goto.js";
+import { GroupTable, readGroup, readGroupBin, writeGroup } from "./tables/Group.js";
+import { HasTable, readHas, readHasBin, writeHas } from "./tables/Has.js";
+import { HasOwnPropertyTable, readHasOwnProperty, readHasOwnPropertyBin, writeHasOwnProperty } from "./tables/HasOwnProperty.js";
+import { I128Table, readI128, readI128Bin, writeI128 } from "./tables/I128.js";
+import { I16Table, readI16, readI16Bin, writeI16 } from "./tables/I16.js";
+import { I32Table, readI32, readI32Bin, writeI32 } from "./tables/I32.js";
+import { I64Table, readI64, readI64Bin, writeI64 } from "./tables/I64.js";
+import { I8Table, readI8, readI8Bin, writeI8 } from "./tables/I8.js";
+import { IfTable, readIf, readIfBin, writeIf } from "./tables/If.js";
+import { ImplTable, readImpl, readImplBin, writeImpl } from "./tables/Impl.js";
+import { ImplementsTable, readImplements, readImplementsBin, writeImplements } from "./tables/Implements.js";
+import { ImplicitTable, readImplicit, readImplicitBin, writeImplicit } from "./tables/Implicit.js";
+import { ImportTable, readImport, readImportBin, writeImport } from "./tables/Import.js";
+import { InTable, readIn, readInBin, writeIn } from "./tables/In.js";
+import { InferTable, readInfer, readInferBin, writeInfer } from "./tables/Infer.js";
+import { InitTable, readInit, readInitBin, writeInit } from "./tables/Init.js";
+import { InstanceofTable, readInstanceof, readInstanceofBin, writeInstanceof } from "./tables/Instanceof.js";
+import { IntTable, readInt, readIntBin, writeInt } from "./tables/Int.js";
+import { InterfaceTable, readInterface, readInterfaceBin, writeInterface } from "./tables/Interface.js";
+import { InternalTable, readInternal, readInternalBin, writeInternal } from "./tables/Internal.js";
+import { IntrinsicTable, readIntrinsic, readIntrinsicBin, writeIntrinsic } from "./tables/Intrinsic.js";
+import { IsTable, readIs, readIsBin, writeIs } from "./tables/Is.js";
+import { IsPrototypeOfTable, readIsPrototypeOf, readIsPrototypeOfBin, writeIsPrototypeOf } from "./tables/IsPrototypeOf.js";
+import { IsizeTable, readIsize, readIsizeBin, writeIsize } from "./tables/Isize.js";
+import { JoinTable, readJoin, readJoinBin, writeJoin } from "./tables/Join.js";
+import { KeyTable, readKey, readKeyBin, writeKey } from "./tables/Key.js";
+import { KeyofTable, readKeyof, readKeyofBin, writeKeyof } from "./tables/Keyof.js";
+import { LetTable, readLet, readLetBin, writeLet } from "./tables/Let.js";
+import { LibTable, readLib, readLibBin, writeLib } from "./tables/Lib.js";
+import { ListTable, readList, readListBin, writeList } from "./tables/List.js";
+import { LockTable, readLock, readLockBin, writeLock } from "./tables/Lock.js";
+import { LongTable, readLong, readLongBin, writeLong } from "./tables/Long.js";
+import { LoopTable, readLoop, readLoopBin, writeLoop } from "./tables/Loop.js";
+import { MacroTable, readMacro, readMacroBin, writeMacro } from "./tables/Macro.js";
+import { MacroRulesTable, readMacroRules, readMacroRulesBin, writeMacroRules } from "./tables/MacroRules.js";
+import { MainTable, readMain, readMainBin, writeMain } from "./tables/Main.js";
+import { ManagedTable, readManaged, readManagedBin, writeManaged } from "./tables/Managed.js";
+import { MatchTable, readMatch, readMatchBin, writeMatch } from "./tables/Match.js";
+import { ModTable, readMod, readModBin, writeMod } from "./tables/Mod.js";
+import { ModuleTable, readModule, readModuleBin, writeModule } from "./tables/Module.js";
+import { MoveTable, readMove, readMoveBin, writeMove } from "./tables/Move.js";
+import { MutTable, readMut, readMutBin, writeMut } from "./tables/Mut.js";
+import { NameofTable, readNameof, readNameofBin, writeNameof } from "./tables/Nameof.js";
+import { NamespaceTable, readNamespace, readNamespaceBin, writeNamespace } from "./tables/Namespace.js";
+import { NeverTable, readNever, readNeverBin, writeNever } from "./tables/Never.js";
+import { NewTable, readNew, readNewBin, writeNew } from "./tables/New.js";
+import { NintTable, readNint, readNintBin, writeNint } from "./tables/Nint.js";
+import { NotTable, readNot, readNotBin, writeNot } from "./tables/Not.js";
+import { NuintTable, readNuint, readNuintBin, writeNuint } from "./tables/Nuint.js";
+import { NullTable, readNull, readNullBin, writeNull } from "./tables/Null.js";
+import { Number_Table, readNumber_, readNumber_Bin, writeNumber_ } from "./tables/Number_.js";
+import { Object_Table, readObject_, readObject_Bin, writeObject_ } from "./tables/Object_.js";
+import { OfTable, readOf, readOfBin, writeOf } from "./tables/Of.js";
+import { OnTable, readOn, readOnBin, writeOn } from "./tables/On.js";
+import { OperatorTable, readOperator, readOperatorBin, writeOperator } from "./tables/Operator.js";
+import { OrTable, readOr, readOrBin, writeOr } from "./tables/Or.js";
+import { OrderbyTable, readOrderby, readOrderbyBin, writeOrderby } from "./tables/Orderby.js";
+import { OutTable, readOut, readOutBin, writeOut } from "./tables/Out.js";
+import { OverrideTable, readOverride, readOverrideBin, writeOverride } from "./tables/Override.js";
+import { PackageTable, readPackage, readPackageBin, writePackage } from "./tables/Package.js";
+import { ParamsTable, readParams, readParamsBin, writeParams } from "./tables/Params.js";
+import { Partial_Table, readPartial_, readPartial_Bin, writePartial_ } from "./tables/Partial_.js";
+import { PartsTable, readParts, readPartsBin, writeParts } from "./tables/Parts.js";
+import { PrivTable, readPriv, readPrivBin, writePriv } from "./tables/Priv.js";
+import { PrivateTable, readPrivate, readPrivateBin, writePrivate } from "./tables/Private.js";
+import { ProcMacroTable, readProcMacro, readProcMacroBin, writeProcMacro } from "./tables/ProcMacro.js";
+import { ProcessTable, readProcess, readProcessBin, writeProcess } from "./tables/Process.js";
+import { PropertyIsEnumerableTable, readPropertyIsEnumerable, readPropertyIsEnumerableBin, writePropertyIsEnumerable } from "./tables/PropertyIsEnumerable.js";
+import { ProtectedTable, readProtected, readProtectedBin, writeProtected } from "./tables/Protected.js";
+import { PrototypeTable, readPrototype, readPrototypeBin, writePrototype } from "./tables/Prototype.js";
+import { PubTable, readPub, readPubBin, writePub } from "./tables/Pub.js";
+import { PublicTable, readPublic, readPublicBin, writePublic } from "./tables/Public.js";
+import { RawTable, readRaw, readRawBin, writeRaw } from "./tables/Raw.js";
+import { Readonly_Table, readReadonly_, readReadonly_Bin, writeReadonly_ } from "./tables/Readonly_.js";
+import { Record_Table, readRecord_, readRecord_Bin, writeRecord_ } from "./tables/Record_.js";
+import { RefTable, readRef, readRefBin, writeRef } from "./tables/Ref.js";
+import { RemoveTable, readRemove, readRemoveBin, writeRemove } from "./tables/Remove.js";
+import { RequireTable, readRequire, readRequireBin, writeRequire } from "./tables/Require.js";
+import { Required_Table, readRequired_, readRequired_Bin, writeRequired_ } from "./tables/Required_.js";
+import { ReturnTable, readReturn, readReturnBin, writeReturn } from "./tables/Return.js";
+import { RowTable, readRow, readRowBin, writeRow } from "./tables/Row.js";
+import { RowsTable, readRows, readRowsBin, writeRows } from "./tables/Rows.js";
+import { SafeTable, readSafe, readSafeBin, writeSafe } from "./tables/Safe.js";
+import { SatisfiesTable, readSatisfies, readSatisfiesBin, writeSatisfies } from "./tables/Satisfies.js";
+import { SbyteTable, readSbyte, readSbyteBin, writeSbyte } from "./tables/Sbyte.js";
+import { ScopedTable, readScoped, readScopedBin, writeScoped } from "./tables/Scoped.js";
+import { SealedTable, readSealed, readSealedBin, writeSealed } from "./tables/Sealed.js";
+import { SelectTable, readSelect, readSelectBin, writeSelect } from "./tables/Select.js";
+import { SelfTable, readSelf, readSelfBin, writeSelf } from "./tables/Self.js";
+import { Set_Table, readSet_, readSet_Bin, writeSet_ } from "./tables/Set_.js";
+import { ShortTable, readShort, readShortBin, writeShort } from "./tables/Short.js";
+import { SizeofTable, readSizeof, readSizeofBin, writeSizeof } from "./tables/Sizeof.js";
+import { StackallocTable, readStackalloc, readStackallocBin, writeStackalloc } from "./tables/Stackalloc.js";
+import { StaticTable, readStatic, readStaticBin, writeStatic } from "./tables/Static.js";
+import { StdTable, readStd, readStdBin, writeStd } from "./tables/Std.js";
+import { StrTable, readStr, readStrBin, writeStr } from "./tables/Str.js";
+import { StructTable, readStruct, readStructBin, writeStruct } from "./tables/Struct.js";
+import { SuperTable, readSuper, readSuperBin, writeSuper } from "./tables/Super.js";
+import { SwitchTable, readSwitch, readSwitchBin, writeSwitch } from "./tables/Switch.js";
+import { Symbol_Table, readSymbol_, readSymbol_Bin, writeSymbol_ } from "./tables/Symbol_.js";
+import { TableTable, readTable, readTableBin, writeTable } from "./tables/Table.js";
+import { TestTable, readTest, readTestBin, writeTest } from "./tables/Test.js";
+import { ThisTable, readThis, readThisBin, writeThis } from "./tables/This.js";
+import { ThrowTable, readThrow, readThrowBin, writeThrow } from "./tables/Throw.js";
+import { ToLocaleStringTable, readToLocaleString, readToLocaleStringBin, writeToLocaleString } from "./tables/ToLocaleString.js";
+import { TraitTable, readTrait, readTraitBin, writeTrait } from "./tables/Trait.js";
+import { TrueTable, readTrue, readTrueBin, writeTrue } from "./tables/True.js";
+import { TryTable, readTry, readTryBin, writeTry } from "./tables/Try.js";
+import { TypeTable, readType, readTypeBin, writeType } from "./tables/Type.js";
+import { TypeofTable, readTypeof, readTypeofBin, writeTypeof } from "./tables/Typeof.js";
+import { U128Table, readU128, readU128Bin, writeU128 } from "./tables/U128.js";
+import { U16Table, readU16, readU16Bin, writeU16 } from "./tables/U16.js";
+import { U32Table, readU32, readU32Bin, writeU32 } from "./tables/U32.js";
+import { U64Table, readU64, readU64Bin, writeU64 } from "./tables/U64.js";
+import { U8Table, readU8, readU8Bin, writeU8 } from "./tables/U8.js";
+import { UintTable, readUint, readUintBin, writeUint } from "./tables/Uint.js";
+import { UlongTable, readUlong, readUlongBin, writeUlong } from "./tables/Ulong.js";
+import { UncheckedTable, readUnchecked, readUncheckedBin, writeUnchecked } from "./tables/Unchecked.js";
+import { UndefinedTable, readUndefined, readUndefinedBin, writeUndefined } from "./tables/Undefined.js";
+import { UnionTable, readUnion, readUnionBin, writeUnion } from "./tables/Union.js";
+import { UniqueTable, readUnique, readUniqueBin, writeUnique } from "./tables/Unique.js";
+import { UnknownTable, readUnknown, readUnknownBin, writeUnknown } from "./tables/Unknown.js";
+import { UnmanagedTable, readUnmanaged, readUnmanagedBin, writeUnmanaged } from "./tables/Unmanaged.js";
+import { UnsafeTable, readUnsafe, readUnsafeBin, writeUnsafe } from "./tables/Unsafe.js";
+import { UnsizedTable, readUnsized, readUnsizedBin, writeUnsized } from "./tables/Unsized.js";
+import { UseTable, readUse, readUseBin, writeUse } from "./tables/Use.js";
+import { UshortTable, readUshort, readUshortBin, writeUshort } from "./tables/Ushort.js";
+import { UsingTable, readUsing, readUsingBin, writeUsing } from "./tables/Using.js";
+import { UsizeTable, readUsize, readUsizeBin, writeUsize } from "./tables/Usize.js";
+import { ValueTable, readValue, readValueBin, writeValue } from "./tables/Value.js";
+import { ValueOfTable, readValueOf, readValueOfBin, writeValueOf } from "./tables/ValueOf.js";
+import { VarTable, readVar, readVarBin, writeVar } from "./tables/Var.js";
+import { VirtualTable, readVirtual, readVirtualBin, writeVirtual } from "./tables/Virtual.js";
+import { VoidTable, readVoid, readVoidBin, writeVoid } from "./tables/Void.js";
+import { VolatileTable, readVolatile, readVolatileBin, writeVolatile } from "./tables/Volatile.js";
+import { WhenTable, readWhen, readWhenBin, writeWhen } from "./tables/When.js";
+import { WhereTable, readWhere, readWhereBin, writeWhere } from "./tables/Where.js";
+import { WhileTable, readWhile, readWhileBin, writeWhile } from "./tables/While.js";
+import { WithTable, readWith, readWithBin, writeWith } from "./tables/With.js";
+import { YieldTable, readYield, readYieldBin, writeYield } from "./tables/Yield.js";
 
 export { GentableDataError } from "./runtime.js";
 export { type Array_, Array_Table } from "./tables/Array_.js";
@@ -398,6 +409,7 @@ export { type Ascending, AscendingTable } from "./tables/Ascending.js";
 export { type Assert, AssertTable } from "./tables/Assert.js";
 export { type Asserts, AssertsTable } from "./tables/Asserts.js";
 export { type Async, AsyncTable } from "./tables/Async.js";
+export { type At, AtTable } from "./tables/At.js";
 export { type Await, AwaitTable } from "./tables/Await.js";
 export { type Base, BaseTable } from "./tables/Base.js";
 export { type Become, BecomeTable } from "./tables/Become.js";
@@ -408,6 +420,7 @@ export { type Box, BoxTable } from "./tables/Box.js";
 export { type Break, BreakTable } from "./tables/Break.js";
 export { type By, ByTable } from "./tables/By.js";
 export { type Byte, ByteTable } from "./tables/Byte.js";
+export { type Candidate, CandidateTable } from "./tables/Candidate.js";
 export { type Case, CaseTable } from "./tables/Case.js";
 export { type Catch, CatchTable } from "./tables/Catch.js";
 export { type Char, CharTable } from "./tables/Char.js";
@@ -450,13 +463,16 @@ export { type Float, FloatTable } from "./tables/Float.js";
 export { type Fn, FnTable } from "./tables/Fn.js";
 export { type For, ForTable } from "./tables/For.js";
 export { type Foreach, ForeachTable } from "./tables/Foreach.js";
+export { type Found, FoundTable } from "./tables/Found.js";
 export { type Function_, Function_Table } from "./tables/Function_.js";
 export { type Gen, GenTable } from "./tables/Gen.js";
+export { type GentableRow, GentableRowTable } from "./tables/GentableRow.js";
 export { type Get, GetTable } from "./tables/Get.js";
 export { type Global, GlobalTable } from "./tables/Global.js";
 export { type GlobalThis, GlobalThisTable } from "./tables/GlobalThis.js";
 export { type Goto, GotoTable } from "./tables/Goto.js";
 export { type Group, GroupTable } from "./tables/Group.js";
+export { type Has, HasTable } from "./tables/Has.js";
 export { type HasOwnProperty, HasOwnPropertyTable } from "./tables/HasOwnProperty.js";
 export { type I128, I128Table } from "./tables/I128.js";
 export { type I16, I16Table } from "./tables/I16.js";
@@ -480,9 +496,11 @@ export { type Is, IsTable } from "./tables/Is.js";
 export { type IsPrototypeOf, IsPrototypeOfTable } from "./tables/IsPrototypeOf.js";
 export { type Isize, IsizeTable } from "./tables/Isize.js";
 export { type Join, JoinTable } from "./tables/Join.js";
+export { type Key, KeyTable } from "./tables/Key.js";
 export { type Keyof, KeyofTable } from "./tables/Keyof.js";
 export { type Let, LetTable } from "./tables/Let.js";
 export { type Lib, LibTable } from "./tables/Lib.js";
+export { type List, ListTable } from "./tables/List.js";
 export { type Lock, LockTable } from "./tables/Lock.js";
 export { type Long, LongTable } from "./tables/Long.js";
 export { type Loop, LoopTable } from "./tables/Loop.js";
@@ -515,6 +533,7 @@ export { type Override, OverrideTable } from "./tables/Override.js";
 export { type Package, PackageTable } from "./tables/Package.js";
 export { type Params, ParamsTable } from "./tables/Params.js";
 export { type Partial_, Partial_Table } from "./tables/Partial_.js";
+export { type Parts, PartsTable } from "./tables/Parts.js";
 export { type Priv, PrivTable } from "./tables/Priv.js";
 export { type Private, PrivateTable } from "./tables/Private.js";
 export { type ProcMacro, ProcMacroTable } from "./tables/ProcMacro.js";
@@ -532,6 +551,8 @@ export { type Remove, RemoveTable } from "./tables/Remove.js";
 export { type Require, RequireTable } from "./tables/Require.js";
 export { type Required_, Required_Table } from "./tables/Required_.js";
 export { type Return, ReturnTable } from "./tables/Return.js";
+export { type Row, RowTable } from "./tables/Row.js";
+export { type Rows, RowsTable } from "./tables/Rows.js";
 export { type Safe, SafeTable } from "./tables/Safe.js";
 export { type Satisfies, SatisfiesTable } from "./tables/Satisfies.js";
 export { type Sbyte, SbyteTable } from "./tables/Sbyte.js";
@@ -550,6 +571,7 @@ export { type Struct, StructTable } from "./tables/Struct.js";
 export { type Super, SuperTable } from "./tables/Super.js";
 export { type Switch, SwitchTable } from "./tables/Switch.js";
 export { type Symbol_, Symbol_Table } from "./tables/Symbol_.js";
+export { type Table, TableTable } from "./tables/Table.js";
 export { type Test, TestTable } from "./tables/Test.js";
 export { type This, ThisTable } from "./tables/This.js";
 export { type Throw, ThrowTable } from "./tables/Throw.js";
@@ -596,7 +618,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["Array.json", "ArrayBuffer.json", "ArrayLike.json", "AsMut.json", "AsRef.json", "Buffer.json", "Clone.json", "Copy.json", "DataView.json", "Date.json", "Debug.json", "Default.json", "Display.json", "DoubleEndedIterator.json", "Drop.json", "Eq.json", "Err.json", "Error.json", "EvalError.json", "ExactSizeIterator.json", "Exclude.json", "Extend.json", "Extract.json", "Fields.json", "Finalize.json", "FnMut.json", "FnOnce.json", "From.json", "FromIterator.json", "GetHashCode.json", "GetType.json", "Hash.json", "Infinity.json", "InstanceType.json", "Intl.json", "Into.json", "IntoIterator.json", "Iterable.json", "IterableIterator.json", "Iterator.json", "JSON.json", "Map.json", "Math.json", "MemberwiseClone.json", "NaN.json", "NonNullable.json", "None.json", "Ok.json", "Omit.json", "Option.json", "Ord.json", "Parameters.json", "PartialEq.json", "PartialOrd.json", "Pick.json", "Promise.json", "PropertyKey.json", "Proxy.json", "RangeError.json", "ReadonlyArray.json", "ReadonlyMap.json", "ReadonlySet.json", "ReferenceEquals.json", "Reflect.json", "RegExp.json", "Result.json", "ReturnType.json", "Send.json", "Sized.json", "Some.json", "String.json", "Sync.json", "SyntaxError.json", "TextDecoder.json", "TextEncoder.json", "ToOwned.json", "ToString.json", "TryFrom.json", "TryInto.json", "TypeError.json", "URIError.json", "URL.json", "Uint8Array.json", "Unpin.json", "Vec.json", "WeakMap.json", "WeakSet.json", "__proto__.json", "abstract.json", "accessor.json", "add.json", "alias.json", "alloc.json", "and.json", "any.json", "arguments.json", "as.json", "ascending.json", "assert.json", "asserts.json", "async.json", "await.json", "base.json", "become.json", "bigint.json", "bool.json", "boolean.json", "box.json", "break.json", "by.json", "byte.json", "case.json", "catch.json", "char.json", "checked.json", "class.json", "console.json", "const.json", "constructor.json", "continue.json", "core.json", "crate.json", "debugger.json", "decimal.json", "declare.json", "delegate.json", "delete.json", "descending.json", "do.json", "double.json", "dyn.json", "dynamic.json", "else.json", "enum.json", "equals.json", "eval.json", "event.json", "explicit.json", "export.json", "extends.json", "extern.json", "f32.json", "f64.json", "false.json", "field.json", "file.json", "final.json", "finally.json", "fixed.json", "float.json", "fn.json", "for.json", "foreach.json", "function.json", "gen.json", "get.json", "global.json", "globalThis.json", "goto.json", "group.json", "hasOwnProperty.json", "i128.json", "i16.json", "i32.json", "i64.json", "i8.json", "if.json", "impl.json", "implements.json", "implicit.json", "import.json", "in.json", "infer.json", "init.json", "instanceof.json", "int.json", "interface.json", "internal.json", "intrinsic.json", "is.json", "isPrototypeOf.json", "isize.json", "join.json", "keyof.json", "let.json", "lib.json", "lock.json", "long.json", "loop.json", "macro.json", "macro_rules.json", "main.json", "managed.json", "match.json", "mod.json", "module.json", "move.json", "mut.json", "nameof.json", "namespace.json", "never.json", "new.json", "nint.json", "not.json", "nuint.json", "null.json", "number.json", "object.json", "of.json", "on.json", "operator.json", "or.json", "orderby.json", "out.json", "override.json", "package.json", "params.json", "partial.json", "priv.json", "private.json", "proc_macro.json", "process.json", "propertyIsEnumerable.json", "protected.json", "prototype.json", "pub.json", "public.json", "raw.json", "readonly.json", "record.json", "ref.json", "remove.json", "require.json", "required.json", "return.json", "safe.json", "satisfies.json", "sbyte.json", "scoped.json", "sealed.json", "select.json", "self.json", "set.json", "short.json", "sizeof.json", "stackalloc.json", "static.json", "std.json", "str.json", "struct.json", "super.json", "switch.json", "symbol.json", "test.json", "this.json", "throw.json", "toLocaleString.json", "trait.json", "true.json", "try.json", "type.json", "typeof.json", "u128.json", "u16.json", "u32.json", "u64.json", "u8.json", "uint.json", "ulong.json", "unchecked.json", "undefined.json", "union.json", "unique.json", "unknown.json", "unmanaged.json", "unsafe.json", "unsized.json", "use.json", "ushort.json", "using.json", "usize.json", "value.json", "valueOf.json", "var.json", "virtual.json", "void.json", "volatile.json", "when.json", "where.json", "while.json", "with.json", "yield.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["Array.bytes", "ArrayBuffer.bytes", "ArrayLike.bytes", "AsMut.bytes", "AsRef.bytes", "Buffer.bytes", "Clone.bytes", "Copy.bytes", "DataView.bytes", "Date.bytes", "Debug.bytes", "Default.bytes", "Display.bytes", "DoubleEndedIterator.bytes", "Drop.bytes", "Eq.bytes", "Err.bytes", "Error.bytes", "EvalError.bytes", "ExactSizeIterator.bytes", "Exclude.bytes", "Extend.bytes", "Extract.bytes", "Fields.bytes", "Finalize.bytes", "FnMut.bytes", "FnOnce.bytes", "From.bytes", "FromIterator.bytes", "GetHashCode.bytes", "GetType.bytes", "Hash.bytes", "Infinity.bytes", "InstanceType.bytes", "Intl.bytes", "Into.bytes", "IntoIterator.bytes", "Iterable.bytes", "IterableIterator.bytes", "Iterator.bytes", "JSON.bytes", "Map.bytes", "Math.bytes", "MemberwiseClone.bytes", "NaN.bytes", "NonNullable.bytes", "None.bytes", "Ok.bytes", "Omit.bytes", "Option.bytes", "Ord.bytes", "Parameters.bytes", "PartialEq.bytes", "PartialOrd.bytes", "Pick.bytes", "Promise.bytes", "PropertyKey.bytes", "Proxy.bytes", "RangeError.bytes", "ReadonlyArray.bytes", "ReadonlyMap.bytes", "ReadonlySet.bytes", "ReferenceEquals.bytes", "Reflect.bytes", "RegExp.bytes", "Result.bytes", "ReturnType.bytes", "Send.bytes", "Sized.bytes", "Some.bytes", "String.bytes", "Sync.bytes", "SyntaxError.bytes", "TextDecoder.bytes", "TextEncoder.bytes", "ToOwned.bytes", "ToString.bytes", "TryFrom.bytes", "TryInto.bytes", "TypeError.bytes", "URIError.bytes", "URL.bytes", "Uint8Array.bytes", "Unpin.bytes", "Vec.bytes", "WeakMap.bytes", "WeakSet.bytes", "__proto__.bytes", "abstract.bytes", "accessor.bytes", "add.bytes", "alias.bytes", "alloc.bytes", "and.bytes", "any.bytes", "arguments.bytes", "as.bytes", "ascending.bytes", "assert.bytes", "asserts.bytes", "async.bytes", "at.bytes", "await.bytes", "base.bytes", "become.bytes", "bigint.bytes", "bool.bytes", "boolean.bytes", "box.bytes", "break.bytes", "by.bytes", "byte.bytes", "candidate.bytes", "case.bytes", "catch.bytes", "char.bytes", "checked.bytes", "class.bytes", "console.bytes", "const.bytes", "constructor.bytes", "continue.bytes", "core.bytes", "crate.bytes", "debugger.bytes", "decimal.bytes", "declare.bytes", "delegate.bytes", "delete.bytes", "descending.bytes", "do.bytes", "double.bytes", "dyn.bytes", "dynamic.bytes", "else.bytes", "enum.bytes", "equals.bytes", "eval.bytes", "event.bytes", "explicit.bytes", "export.bytes", "extends.bytes", "extern.bytes", "f32.bytes", "f64.bytes", "false.bytes", "field.bytes", "file.bytes", "final.bytes", "finally.bytes", "fixed.bytes", "float.bytes", "fn.bytes", "for.bytes", "foreach.bytes", "found.bytes", "function.bytes", "gen.bytes", "gentableRow.bytes", "get.bytes", "global.bytes", "globalThis.bytes", "goto.bytes", "group.bytes", "has.bytes", "hasOwnProperty.bytes", "i128.bytes", "i16.bytes", "i32.bytes", "i64.bytes", "i8.bytes", "if.bytes", "impl.bytes", "implements.bytes", "implicit.bytes", "import.bytes", "in.bytes", "infer.bytes", "init.bytes", "instanceof.bytes", "int.bytes", "interface.bytes", "internal.bytes", "intrinsic.bytes", "is.bytes", "isPrototypeOf.bytes", "isize.bytes", "join.bytes", "key.bytes", "keyof.bytes", "let.bytes", "lib.bytes", "list.bytes", "lock.bytes", "long.bytes", "loop.bytes", "macro.bytes", "macro_rules.bytes", "main.bytes", "managed.bytes", "match.bytes", "mod.bytes", "module.bytes", "move.bytes", "mut.bytes", "nameof.bytes", "namespace.bytes", "never.bytes", "new.bytes", "nint.bytes", "not.bytes", "nuint.bytes", "null.bytes", "number.bytes", "object.bytes", "of.bytes", "on.bytes", "operator.bytes", "or.bytes", "orderby.bytes", "out.bytes", "override.bytes", "package.bytes", "params.bytes", "partial.bytes", "parts.bytes", "priv.bytes", "private.bytes", "proc_macro.bytes", "process.bytes", "propertyIsEnumerable.bytes", "protected.bytes", "prototype.bytes", "pub.bytes", "public.bytes", "raw.bytes", "readonly.bytes", "record.bytes", "ref.bytes", "remove.bytes", "require.bytes", "required.bytes", "return.bytes", "row.bytes", "rows.bytes", "safe.bytes", "satisfies.bytes", "sbyte.bytes", "scoped.bytes", "sealed.bytes", "select.bytes", "self.bytes", "set.bytes", "short.bytes", "sizeof.bytes", "stackalloc.bytes", "static.bytes", "std.bytes", "str.bytes", "struct.bytes", "super.bytes", "switch.bytes", "symbol.bytes", "table.bytes", "test.bytes", "this.bytes", "throw.bytes", "toLocaleString.bytes", "trait.bytes", "true.bytes", "try.bytes", "type.bytes", "typeof.bytes", "u128.bytes", "u16.bytes", "u32.bytes", "u64.bytes", "u8.bytes", "uint.bytes", "ulong.bytes", "unchecked.bytes", "undefined.bytes", "union.bytes", "unique.bytes", "unknown.bytes", "unmanaged.bytes", "unsafe.bytes", "unsized.bytes", "use.bytes", "ushort.bytes", "using.bytes", "usize.bytes", "value.bytes", "valueOf.bytes", "var.bytes", "virtual.bytes", "void.bytes", "volatile.bytes", "when.bytes", "where.bytes", "while.bytes", "with.bytes", "yield.bytes"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -1010,6 +1032,10 @@ export interface Tables {
   /**
    * A table named by a reserved name.
    */
+  readonly at: AtTable;
+  /**
+   * A table named by a reserved name.
+   */
   readonly await: AwaitTable;
   /**
    * A table named by a reserved name.
@@ -1047,6 +1073,10 @@ export interface Tables {
    * A table named by a reserved name.
    */
   readonly byte: ByteTable;
+  /**
+   * A table named by a reserved name.
+   */
+  readonly candidate: CandidateTable;
   /**
    * A table named by a reserved name.
    */
@@ -1218,11 +1248,19 @@ export interface Tables {
   /**
    * A table named by a reserved name.
    */
+  readonly found: FoundTable;
+  /**
+   * A table named by a reserved name.
+   */
   readonly function: Function_Table;
   /**
    * A table named by a reserved name.
    */
   readonly gen: GenTable;
+  /**
+   * A table named by a reserved name.
+   */
+  readonly gentableRow: GentableRowTable;
   /**
    * A table named by a reserved name.
    */
@@ -1243,6 +1281,10 @@ export interface Tables {
    * A table named by a reserved name.
    */
   readonly group: GroupTable;
+  /**
+   * A table named by a reserved name.
+   */
+  readonly has: HasTable;
   /**
    * A table named by a reserved name.
    */
@@ -1338,6 +1380,10 @@ export interface Tables {
   /**
    * A table named by a reserved name.
    */
+  readonly key: KeyTable;
+  /**
+   * A table named by a reserved name.
+   */
   readonly keyof: KeyofTable;
   /**
    * A table named by a reserved name.
@@ -1347,6 +1393,10 @@ export interface Tables {
    * A table named by a reserved name.
    */
   readonly lib: LibTable;
+  /**
+   * A table named by a reserved name.
+   */
+  readonly list: ListTable;
   /**
    * A table named by a reserved name.
    */
@@ -1478,6 +1528,10 @@ export interface Tables {
   /**
    * A table named by a reserved name.
    */
+  readonly parts: PartsTable;
+  /**
+   * A table named by a reserved name.
+   */
   readonly priv: PrivTable;
   /**
    * A table named by a reserved name.
@@ -1543,6 +1597,14 @@ export interface Tables {
    * A table named by a reserved name.
    */
   readonly return: ReturnTable;
+  /**
+   * A table named by a reserved name.
+   */
+  readonly row: RowTable;
+  /**
+   * A table named by a reserved name.
+   */
+  readonly rows: RowsTable;
   /**
    * A table named by a reserved name.
    */
@@ -1615,6 +1677,10 @@ export interface Tables {
    * A table named by a reserved name.
    */
   readonly symbol: Symbol_Table;
+  /**
+   * A table named by a reserved name.
+   */
+  readonly table: TableTable;
   /**
    * A table named by a reserved name.
    */
@@ -1775,303 +1841,314 @@ export interface Tables {
 
 /**
  * Loads every table from what `textOf` returns for each name in `DATA_FILES` (and its table): the JSON text, or
- * the file's bytes (JSON as strict UTF-8).
+ * the file's bytes (JSON as strict UTF-8, or the binary format, recognised by its first bytes).
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
-    array: new Array_Table(rt.rows(textOf("Array.json", "Array"), "Array.json", "Array", TABLE_HASHES.get("Array"), readArray_)),
-    arrayBuffer: new ArrayBuffer_Table(rt.rows(textOf("ArrayBuffer.json", "ArrayBuffer"), "ArrayBuffer.json", "ArrayBuffer", TABLE_HASHES.get("ArrayBuffer"), readArrayBuffer_)),
-    arrayLike: new ArrayLike_Table(rt.rows(textOf("ArrayLike.json", "ArrayLike"), "ArrayLike.json", "ArrayLike", TABLE_HASHES.get("ArrayLike"), readArrayLike_)),
-    asMut: new AsMutTable(rt.rows(textOf("AsMut.json", "AsMut"), "AsMut.json", "AsMut", TABLE_HASHES.get("AsMut"), readAsMut)),
-    asRef: new AsRefTable(rt.rows(textOf("AsRef.json", "AsRef"), "AsRef.json", "AsRef", TABLE_HASHES.get("AsRef"), readAsRef)),
-    buffer: new Buffer_Table(rt.rows(textOf("Buffer.json", "Buffer"), "Buffer.json", "Buffer", TABLE_HASHES.get("Buffer"), readBuffer_)),
-    clone: new CloneTable(rt.rows(textOf("Clone.json", "Clone"), "Clone.json", "Clone", TABLE_HASHES.get("Clone"), readClone)),
-    copy: new CopyTable(rt.rows(textOf("Copy.json", "Copy"), "Copy.json", "Copy", TABLE_HASHES.get("Copy"), readCopy)),
-    dataView: new DataView_Table(rt.rows(textOf("DataView.json", "DataView"), "DataView.json", "DataView", TABLE_HASHES.get("DataView"), readDataView_)),
-    date: new Date_Table(rt.rows(textOf("Date.json", "Date"), "Date.json", "Date", TABLE_HASHES.get("Date"), readDate_)),
-    debug: new DebugTable(rt.rows(textOf("Debug.json", "Debug"), "Debug.json", "Debug", TABLE_HASHES.get("Debug"), readDebug)),
-    default: new DefaultTable(rt.rows(textOf("Default.json", "Default"), "Default.json", "Default", TABLE_HASHES.get("Default"), readDefault)),
-    display: new DisplayTable(rt.rows(textOf("Display.json", "Display"), "Display.json", "Display", TABLE_HASHES.get("Display"), readDisplay)),
-    doubleEndedIterator: new DoubleEndedIteratorTable(rt.rows(textOf("DoubleEndedIterator.json", "DoubleEndedIterator"), "DoubleEndedIterator.json", "DoubleEndedIterator", TABLE_HASHES.get("DoubleEndedIterator"), readDoubleEndedIterator)),
-    drop: new DropTable(rt.rows(textOf("Drop.json", "Drop"), "Drop.json", "Drop", TABLE_HASHES.get("Drop"), readDrop)),
-    eq: new EqTable(rt.rows(textOf("Eq.json", "Eq"), "Eq.json", "Eq", TABLE_HASHES.get("Eq"), readEq)),
-    err: new ErrTable(rt.rows(textOf("Err.json", "Err"), "Err.json", "Err", TABLE_HASHES.get("Err"), readErr)),
-    error: new Error_Table(rt.rows(textOf("Error.json", "Error"), "Error.json", "Error", TABLE_HASHES.get("Error"), readError_)),
-    evalError: new EvalError_Table(rt.rows(textOf("EvalError.json", "EvalError"), "EvalError.json", "EvalError", TABLE_HASHES.get("EvalError"), readEvalError_)),
-    exactSizeIterator: new ExactSizeIteratorTable(rt.rows(textOf("ExactSizeIterator.json", "ExactSizeIterator"), "ExactSizeIterator.json", "ExactSizeIterator", TABLE_HASHES.get("ExactSizeIterator"), readExactSizeIterator)),
-    exclude: new Exclude_Table(rt.rows(textOf("Exclude.json", "Exclude"), "Exclude.json", "Exclude", TABLE_HASHES.get("Exclude"), readExclude_)),
-    extend: new ExtendTable(rt.rows(textOf("Extend.json", "Extend"), "Extend.json", "Extend", TABLE_HASHES.get("Extend"), readExtend)),
-    extract: new Extract_Table(rt.rows(textOf("Extract.json", "Extract"), "Extract.json", "Extract", TABLE_HASHES.get("Extract"), readExtract_)),
-    fields: new FieldsTable(rt.rows(textOf("Fields.json", "Fields"), "Fields.json", "Fields", TABLE_HASHES.get("Fields"), readFields)),
-    finalize: new FinalizeTable(rt.rows(textOf("Finalize.json", "Finalize"), "Finalize.json", "Finalize", TABLE_HASHES.get("Finalize"), readFinalize)),
-    fnMut: new FnMutTable(rt.rows(textOf("FnMut.json", "FnMut"), "FnMut.json", "FnMut", TABLE_HASHES.get("FnMut"), readFnMut)),
-    fnOnce: new FnOnceTable(rt.rows(textOf("FnOnce.json", "FnOnce"), "FnOnce.json", "FnOnce", TABLE_HASHES.get("FnOnce"), readFnOnce)),
-    from: new FromTable(rt.rows(textOf("From.json", "From"), "From.json", "From", TABLE_HASHES.get("From"), readFrom)),
-    fromIterator: new FromIteratorTable(rt.rows(textOf("FromIterator.json", "FromIterator"), "FromIterator.json", "FromIterator", TABLE_HASHES.get("FromIterator"), readFromIterator)),
-    getHashCode: new GetHashCodeTable(rt.rows(textOf("GetHashCode.json", "GetHashCode"), "GetHashCode.json", "GetHashCode", TABLE_HASHES.get("GetHashCode"), readGetHashCode)),
-    getType: new GetTypeTable(rt.rows(textOf("GetType.json", "GetType"), "GetType.json", "GetType", TABLE_HASHES.get("GetType"), readGetType)),
-    hash: new HashTable(rt.rows(textOf("Hash.json", "Hash"), "Hash.json", "Hash", TABLE_HASHES.get("Hash"), readHash)),
-    infinity: new Infinity_Table(rt.rows(textOf("Infinity.json", "Infinity"), "Infinity.json", "Infinity", TABLE_HASHES.get("Infinity"), readInfinity_)),
-    instanceType: new InstanceType_Table(rt.rows(textOf("InstanceType.json", "InstanceType"), "InstanceType.json", "InstanceType", TABLE_HASHES.get("InstanceType"), readInstanceType_)),
-    intl: new Intl_Table(rt.rows(textOf("Intl.json", "Intl"), "Intl.json", "Intl", TABLE_HASHES.get("Intl"), readIntl_)),
-    into: new IntoTable(rt.rows(textOf("Into.json", "Into"), "Into.json", "Into", TABLE_HASHES.get("Into"), readInto)),
-    intoIterator: new IntoIteratorTable(rt.rows(textOf("IntoIterator.json", "IntoIterator"), "IntoIterator.json", "IntoIterator", TABLE_HASHES.get("IntoIterator"), readIntoIterator)),
-    iterable: new Iterable_Table(rt.rows(textOf("Iterable.json", "Iterable"), "Iterable.json", "Iterable", TABLE_HASHES.get("Iterable"), readIterable_)),
-    iterableIterator: new IterableIterator_Table(rt.rows(textOf("IterableIterator.json", "IterableIterator"), "IterableIterator.json", "IterableIterator", TABLE_HASHES.get("IterableIterator"), readIterableIterator_)),
-    iterator: new Iterator_Table(rt.rows(textOf("Iterator.json", "Iterator"), "Iterator.json", "Iterator", TABLE_HASHES.get("Iterator"), readIterator_)),
-    json: new JsonTable(rt.rows(textOf("JSON.json", "JSON"), "JSON.json", "JSON", TABLE_HASHES.get("JSON"), readJson)),
-    map: new Map_Table(rt.rows(textOf("Map.json", "Map"), "Map.json", "Map", TABLE_HASHES.get("Map"), readMap_)),
-    math: new Math_Table(rt.rows(textOf("Math.json", "Math"), "Math.json", "Math", TABLE_HASHES.get("Math"), readMath_)),
-    memberwiseClone: new MemberwiseCloneTable(rt.rows(textOf("MemberwiseClone.json", "MemberwiseClone"), "MemberwiseClone.json", "MemberwiseClone", TABLE_HASHES.get("MemberwiseClone"), readMemberwiseClone)),
-    naN: new NaN_Table(rt.rows(textOf("NaN.json", "NaN"), "NaN.json", "NaN", TABLE_HASHES.get("NaN"), readNaN_)),
-    nonNullable: new NonNullable_Table(rt.rows(textOf("NonNullable.json", "NonNullable"), "NonNullable.json", "NonNullable", TABLE_HASHES.get("NonNullable"), readNonNullable_)),
-    none: new NoneTable(rt.rows(textOf("None.json", "None"), "None.json", "None", TABLE_HASHES.get("None"), readNone)),
-    ok: new OkTable(rt.rows(textOf("Ok.json", "Ok"), "Ok.json", "Ok", TABLE_HASHES.get("Ok"), readOk)),
-    omit: new Omit_Table(rt.rows(textOf("Omit.json", "Omit"), "Omit.json", "Omit", TABLE_HASHES.get("Omit"), readOmit_)),
-    option: new OptionTable(rt.rows(textOf("Option.json", "Option"), "Option.json", "Option", TABLE_HASHES.get("Option"), readOption)),
-    ord: new OrdTable(rt.rows(textOf("Ord.json", "Ord"), "Ord.json", "Ord", TABLE_HASHES.get("Ord"), readOrd)),
-    parameters: new Parameters_Table(rt.rows(textOf("Parameters.json", "Parameters"), "Parameters.json", "Parameters", TABLE_HASHES.get("Parameters"), readParameters_)),
-    partialEq: new PartialEqTable(rt.rows(textOf("PartialEq.json", "PartialEq"), "PartialEq.json", "PartialEq", TABLE_HASHES.get("PartialEq"), readPartialEq)),
-    partialOrd: new PartialOrdTable(rt.rows(textOf("PartialOrd.json", "PartialOrd"), "PartialOrd.json", "PartialOrd", TABLE_HASHES.get("PartialOrd"), readPartialOrd)),
-    pick: new Pick_Table(rt.rows(textOf("Pick.json", "Pick"), "Pick.json", "Pick", TABLE_HASHES.get("Pick"), readPick_)),
-    promise: new Promise_Table(rt.rows(textOf("Promise.json", "Promise"), "Promise.json", "Promise", TABLE_HASHES.get("Promise"), readPromise_)),
-    propertyKey: new PropertyKey_Table(rt.rows(textOf("PropertyKey.json", "PropertyKey"), "PropertyKey.json", "PropertyKey", TABLE_HASHES.get("PropertyKey"), readPropertyKey_)),
-    proxy: new Proxy_Table(rt.rows(textOf("Proxy.json", "Proxy"), "Proxy.json", "Proxy", TABLE_HASHES.get("Proxy"), readProxy_)),
-    rangeError: new RangeError_Table(rt.rows(textOf("RangeError.json", "RangeError"), "RangeError.json", "RangeError", TABLE_HASHES.get("RangeError"), readRangeError_)),
-    readonlyArray: new ReadonlyArray_Table(rt.rows(textOf("ReadonlyArray.json", "ReadonlyArray"), "ReadonlyArray.json", "ReadonlyArray", TABLE_HASHES.get("ReadonlyArray"), readReadonlyArray_)),
-    readonlyMap: new ReadonlyMap_Table(rt.rows(textOf("ReadonlyMap.json", "ReadonlyMap"), "ReadonlyMap.json", "ReadonlyMap", TABLE_HASHES.get("ReadonlyMap"), readReadonlyMap_)),
-    readonlySet: new ReadonlySet_Table(rt.rows(textOf("ReadonlySet.json", "ReadonlySet"), "ReadonlySet.json", "ReadonlySet", TABLE_HASHES.get("ReadonlySet"), readReadonlySet_)),
-    referenceEquals: new ReferenceEqualsTable(rt.rows(textOf("ReferenceEquals.json", "ReferenceEquals"), "ReferenceEquals.json", "ReferenceEquals", TABLE_HASHES.get("ReferenceEquals"), readReferenceEquals)),
-    reflect: new Reflect_Table(rt.rows(textOf("Reflect.json", "Reflect"), "Reflect.json", "Reflect", TABLE_HASHES.get("Reflect"), readReflect_)),
-    regExp: new RegExp_Table(rt.rows(textOf("RegExp.json", "RegExp"), "RegExp.json", "RegExp", TABLE_HASHES.get("RegExp"), readRegExp_)),
-    result: new ResultTable(rt.rows(textOf("Result.json", "Result"), "Result.json", "Result", TABLE_HASHES.get("Result"), readResult)),
-    returnType: new ReturnType_Table(rt.rows(textOf("ReturnType.json", "ReturnType"), "ReturnType.json", "ReturnType", TABLE_HASHES.get("ReturnType"), readReturnType_)),
-    send: new SendTable(rt.rows(textOf("Send.json", "Send"), "Send.json", "Send", TABLE_HASHES.get("Send"), readSend)),
-    sized: new SizedTable(rt.rows(textOf("Sized.json", "Sized"), "Sized.json", "Sized", TABLE_HASHES.get("Sized"), readSized)),
-    some: new SomeTable(rt.rows(textOf("Some.json", "Some"), "Some.json", "Some", TABLE_HASHES.get("Some"), readSome)),
-    string: new String_Table(rt.rows(textOf("String.json", "String"), "String.json", "String", TABLE_HASHES.get("String"), readString_)),
-    sync: new SyncTable(rt.rows(textOf("Sync.json", "Sync"), "Sync.json", "Sync", TABLE_HASHES.get("Sync"), readSync)),
-    syntaxError: new SyntaxError_Table(rt.rows(textOf("SyntaxError.json", "SyntaxError"), "SyntaxError.json", "SyntaxError", TABLE_HASHES.get("SyntaxError"), readSyntaxError_)),
-    textDecoder: new TextDecoder_Table(rt.rows(textOf("TextDecoder.json", "TextDecoder"), "TextDecoder.json", "TextDecoder", TABLE_HASHES.get("TextDecoder"), readTextDecoder_)),
-    textEncoder: new TextEncoder_Table(rt.rows(textOf("TextEncoder.json", "TextEncoder"), "TextEncoder.json", "TextEncoder", TABLE_HASHES.get("TextEncoder"), readTextEncoder_)),
-    toOwned: new ToOwnedTable(rt.rows(textOf("ToOwned.json", "ToOwned"), "ToOwned.json", "ToOwned", TABLE_HASHES.get("ToOwned"), readToOwned)),
-    toString: new ToStringTable(rt.rows(textOf("ToString.json", "ToString"), "ToString.json", "ToString", TABLE_HASHES.get("ToString"), readToString)),
-    tryFrom: new TryFromTable(rt.rows(textOf("TryFrom.json", "TryFrom"), "TryFrom.json", "TryFrom", TABLE_HASHES.get("TryFrom"), readTryFrom)),
-    tryInto: new TryIntoTable(rt.rows(textOf("TryInto.json", "TryInto"), "TryInto.json", "TryInto", TABLE_HASHES.get("TryInto"), readTryInto)),
-    typeError: new TypeError_Table(rt.rows(textOf("TypeError.json", "TypeError"), "TypeError.json", "TypeError", TABLE_HASHES.get("TypeError"), readTypeError_)),
-    uriError: new UriErrorTable(rt.rows(textOf("URIError.json", "URIError"), "URIError.json", "URIError", TABLE_HASHES.get("URIError"), readUriError)),
-    url: new UrlTable(rt.rows(textOf("URL.json", "URL"), "URL.json", "URL", TABLE_HASHES.get("URL"), readUrl)),
-    uint8array: new Uint8arrayTable(rt.rows(textOf("Uint8Array.json", "Uint8Array"), "Uint8Array.json", "Uint8Array", TABLE_HASHES.get("Uint8Array"), readUint8array)),
-    unpin: new UnpinTable(rt.rows(textOf("Unpin.json", "Unpin"), "Unpin.json", "Unpin", TABLE_HASHES.get("Unpin"), readUnpin)),
-    vec: new VecTable(rt.rows(textOf("Vec.json", "Vec"), "Vec.json", "Vec", TABLE_HASHES.get("Vec"), readVec)),
-    weakMap: new WeakMap_Table(rt.rows(textOf("WeakMap.json", "WeakMap"), "WeakMap.json", "WeakMap", TABLE_HASHES.get("WeakMap"), readWeakMap_)),
-    weakSet: new WeakSet_Table(rt.rows(textOf("WeakSet.json", "WeakSet"), "WeakSet.json", "WeakSet", TABLE_HASHES.get("WeakSet"), readWeakSet_)),
-    proto: new ProtoTable(rt.rows(textOf("__proto__.json", "__proto__"), "__proto__.json", "__proto__", TABLE_HASHES.get("__proto__"), readProto)),
-    abstract: new AbstractTable(rt.rows(textOf("abstract.json", "abstract"), "abstract.json", "abstract", TABLE_HASHES.get("abstract"), readAbstract)),
-    accessor: new AccessorTable(rt.rows(textOf("accessor.json", "accessor"), "accessor.json", "accessor", TABLE_HASHES.get("accessor"), readAccessor)),
-    add: new AddTable(rt.rows(textOf("add.json", "add"), "add.json", "add", TABLE_HASHES.get("add"), readAdd)),
-    alias: new AliasTable(rt.rows(textOf("alias.json", "alias"), "alias.json", "alias", TABLE_HASHES.get("alias"), readAlias)),
-    alloc: new AllocTable(rt.rows(textOf("alloc.json", "alloc"), "alloc.json", "alloc", TABLE_HASHES.get("alloc"), readAlloc)),
-    and: new AndTable(rt.rows(textOf("and.json", "and"), "and.json", "and", TABLE_HASHES.get("and"), readAnd)),
-    any: new AnyTable(rt.rows(textOf("any.json", "any"), "any.json", "any", TABLE_HASHES.get("any"), readAny)),
-    arguments: new ArgumentsTable(rt.rows(textOf("arguments.json", "arguments"), "arguments.json", "arguments", TABLE_HASHES.get("arguments"), readArguments)),
-    as: new AsTable(rt.rows(textOf("as.json", "as"), "as.json", "as", TABLE_HASHES.get("as"), readAs)),
-    ascending: new AscendingTable(rt.rows(textOf("ascending.json", "ascending"), "ascending.json", "ascending", TABLE_HASHES.get("ascending"), readAscending)),
-    assert: new AssertTable(rt.rows(textOf("assert.json", "assert"), "assert.json", "assert", TABLE_HASHES.get("assert"), readAssert)),
-    asserts: new AssertsTable(rt.rows(textOf("asserts.json", "asserts"), "asserts.json", "asserts", TABLE_HASHES.get("asserts"), readAsserts)),
-    async: new AsyncTable(rt.rows(textOf("async.json", "async"), "async.json", "async", TABLE_HASHES.get("async"), readAsync)),
-    await: new AwaitTable(rt.rows(textOf("await.json", "await"), "await.json", "await", TABLE_HASHES.get("await"), readAwait)),
-    base: new BaseTable(rt.rows(textOf("base.json", "base"), "base.json", "base", TABLE_HASHES.get("base"), readBase)),
-    become: new BecomeTable(rt.rows(textOf("become.json", "become"), "become.json", "become", TABLE_HASHES.get("become"), readBecome)),
-    bigint: new BigintTable(rt.rows(textOf("bigint.json", "bigint"), "bigint.json", "bigint", TABLE_HASHES.get("bigint"), readBigint)),
-    bool: new BoolTable(rt.rows(textOf("bool.json", "bool"), "bool.json", "bool", TABLE_HASHES.get("bool"), readBool)),
-    boolean: new Boolean_Table(rt.rows(textOf("boolean.json", "boolean"), "boolean.json", "boolean", TABLE_HASHES.get("boolean"), readBoolean_)),
-    box: new BoxTable(rt.rows(textOf("box.json", "box"), "box.json", "box", TABLE_HASHES.get("box"), readBox)),
-    break: new BreakTable(rt.rows(textOf("break.json", "break"), "break.json", "break", TABLE_HASHES.get("break"), readBreak)),
-    by: new ByTable(rt.rows(textOf("by.json", "by"), "by.json", "by", TABLE_HASHES.get("by"), readBy)),
-    byte: new ByteTable(rt.rows(textOf("byte.json", "byte"), "byte.json", "byte", TABLE_HASHES.get("byte"), readByte)),
-    case: new CaseTable(rt.rows(textOf("case.json", "case"), "case.json", "case", TABLE_HASHES.get("case"), readCase)),
-    catch: new CatchTable(rt.rows(textOf("catch.json", "catch"), "catch.json", "catch", TABLE_HASHES.get("catch"), readCatch)),
-    char: new CharTable(rt.rows(textOf("char.json", "char"), "char.json", "char", TABLE_HASHES.get("char"), readChar)),
-    checked: new CheckedTable(rt.rows(textOf("checked.json", "checked"), "checked.json", "checked", TABLE_HASHES.get("checked"), readChecked)),
-    class: new ClassTable(rt.rows(textOf("class.json", "class"), "class.json", "class", TABLE_HASHES.get("class"), readClass)),
-    console: new ConsoleTable(rt.rows(textOf("console.json", "console"), "console.json", "console", TABLE_HASHES.get("console"), readConsole)),
-    const: new ConstTable(rt.rows(textOf("const.json", "const"), "const.json", "const", TABLE_HASHES.get("const"), readConst)),
-    constructor: new ConstructorTable(rt.rows(textOf("constructor.json", "constructor"), "constructor.json", "constructor", TABLE_HASHES.get("constructor"), readConstructor)),
-    continue: new ContinueTable(rt.rows(textOf("continue.json", "continue"), "continue.json", "continue", TABLE_HASHES.get("continue"), readContinue)),
-    core: new CoreTable(rt.rows(textOf("core.json", "core"), "core.json", "core", TABLE_HASHES.get("core"), readCore)),
-    crate: new CrateTable(rt.rows(textOf("crate.json", "crate"), "crate.json", "crate", TABLE_HASHES.get("crate"), readCrate)),
-    debugger: new DebuggerTable(rt.rows(textOf("debugger.json", "debugger"), "debugger.json", "debugger", TABLE_HASHES.get("debugger"), readDebugger)),
-    decimal: new DecimalTable(rt.rows(textOf("decimal.json", "decimal"), "decimal.json", "decimal", TABLE_HASHES.get("decimal"), readDecimal)),
-    declare: new DeclareTable(rt.rows(textOf("declare.json", "declare"), "declare.json", "declare", TABLE_HASHES.get("declare"), readDeclare)),
-    delegate: new DelegateTable(rt.rows(textOf("delegate.json", "delegate"), "delegate.json", "delegate", TABLE_HASHES.get("delegate"), readDelegate)),
-    delete: new DeleteTable(rt.rows(textOf("delete.json", "delete"), "delete.json", "delete", TABLE_HASHES.get("delete"), readDelete)),
-    descending: new DescendingTable(rt.rows(textOf("descending.json", "descending"), "descending.json", "descending", TABLE_HASHES.get("descending"), readDescending)),
-    do: new DoTable(rt.rows(textOf("do.json", "do"), "do.json", "do", TABLE_HASHES.get("do"), readDo)),
-    double: new DoubleTable(rt.rows(textOf("double.json", "double"), "double.json", "double", TABLE_HASHES.get("double"), readDouble)),
-    dyn: new DynTable(rt.rows(textOf("dyn.json", "dyn"), "dyn.json", "dyn", TABLE_HASHES.get("dyn"), readDyn)),
-    dynamic: new DynamicTable(rt.rows(textOf("dynamic.json", "dynamic"), "dynamic.json", "dynamic", TABLE_HASHES.get("dynamic"), readDynamic)),
-    else: new ElseTable(rt.rows(textOf("else.json", "else"), "else.json", "else", TABLE_HASHES.get("else"), readElse)),
-    enum: new EnumTable(rt.rows(textOf("enum.json", "enum"), "enum.json", "enum", TABLE_HASHES.get("enum"), readEnum)),
-    equals: new EqualsTable(rt.rows(textOf("equals.json", "equals"), "equals.json", "equals", TABLE_HASHES.get("equals"), readEquals)),
-    eval: new EvalTable(rt.rows(textOf("eval.json", "eval"), "eval.json", "eval", TABLE_HASHES.get("eval"), readEval)),
-    event: new EventTable(rt.rows(textOf("event.json", "event"), "event.json", "event", TABLE_HASHES.get("event"), readEvent)),
-    explicit: new ExplicitTable(rt.rows(textOf("explicit.json", "explicit"), "explicit.json", "explicit", TABLE_HASHES.get("explicit"), readExplicit)),
-    export: new ExportTable(rt.rows(textOf("export.json", "export"), "export.json", "export", TABLE_HASHES.get("export"), readExport)),
-    extends: new ExtendsTable(rt.rows(textOf("extends.json", "extends"), "extends.json", "extends", TABLE_HASHES.get("extends"), readExtends)),
-    extern: new ExternTable(rt.rows(textOf("extern.json", "extern"), "extern.json", "extern", TABLE_HASHES.get("extern"), readExtern)),
-    f32: new F32Table(rt.rows(textOf("f32.json", "f32"), "f32.json", "f32", TABLE_HASHES.get("f32"), readF32)),
-    f64: new F64Table(rt.rows(textOf("f64.json", "f64"), "f64.json", "f64", TABLE_HASHES.get("f64"), readF64)),
-    false: new FalseTable(rt.rows(textOf("false.json", "false"), "false.json", "false", TABLE_HASHES.get("false"), readFalse)),
-    field: new FieldTable(rt.rows(textOf("field.json", "field"), "field.json", "field", TABLE_HASHES.get("field"), readField)),
-    file: new FileTable(rt.rows(textOf("file.json", "file"), "file.json", "file", TABLE_HASHES.get("file"), readFile)),
-    final: new FinalTable(rt.rows(textOf("final.json", "final"), "final.json", "final", TABLE_HASHES.get("final"), readFinal)),
-    finally: new FinallyTable(rt.rows(textOf("finally.json", "finally"), "finally.json", "finally", TABLE_HASHES.get("finally"), readFinally)),
-    fixed: new FixedTable(rt.rows(textOf("fixed.json", "fixed"), "fixed.json", "fixed", TABLE_HASHES.get("fixed"), readFixed)),
-    float: new FloatTable(rt.rows(textOf("float.json", "float"), "float.json", "float", TABLE_HASHES.get("float"), readFloat)),
-    fn: new FnTable(rt.rows(textOf("fn.json", "fn"), "fn.json", "fn", TABLE_HASHES.get("fn"), readFn)),
-    for: new ForTable(rt.rows(textOf("for.json", "for"), "for.json", "for", TABLE_HASHES.get("for"), readFor)),
-    foreach: new ForeachTable(rt.rows(textOf("foreach.json", "foreach"), "foreach.json", "foreach", TABLE_HASHES.get("foreach"), readForeach)),
-    function: new Function_Table(rt.rows(textOf("function.json", "function"), "function.json", "function", TABLE_HASHES.get("function"), readFunction_)),
-    gen: new GenTable(rt.rows(textOf("gen.json", "gen"), "gen.json", "gen", TABLE_HASHES.get("gen"), readGen)),
-    get: new GetTable(rt.rows(textOf("get.json", "get"), "get.json", "get", TABLE_HASHES.get("get"), readGet)),
-    global: new GlobalTable(rt.rows(textOf("global.json", "global"), "global.json", "global", TABLE_HASHES.get("global"), readGlobal)),
-    globalThis: new GlobalThisTable(rt.rows(textOf("globalThis.json", "globalThis"), "globalThis.json", "globalThis", TABLE_HASHES.get("globalThis"), readGlobalThis)),
-    goto: new GotoTable(rt.rows(textOf("goto.json", "goto"), "goto.json", "goto", TABLE_HASHES.get("goto"), readGoto)),
-    group: new GroupTable(rt.rows(textOf("group.json", "group"), "group.json", "group", TABLE_HASHES.get("group"), readGroup)),
-    hasOwnProperty: new HasOwnPropertyTable(rt.rows(textOf("hasOwnProperty.json", "hasOwnProperty"), "hasOwnProperty.json", "hasOwnProperty", TABLE_HASHES.get("hasOwnProperty"), readHasOwnProperty)),
-    i128: new I128Table(rt.rows(textOf("i128.json", "i128"), "i128.json", "i128", TABLE_HASHES.get("i128"), readI128)),
-    i16: new I16Table(rt.rows(textOf("i16.json", "i16"), "i16.json", "i16", TABLE_HASHES.get("i16"), readI16)),
-    i32: new I32Table(rt.rows(textOf("i32.json", "i32"), "i32.json", "i32", TABLE_HASHES.get("i32"), readI32)),
-    i64: new I64Table(rt.rows(textOf("i64.json", "i64"), "i64.json", "i64", TABLE_HASHES.get("i64"), readI64)),
-    i8: new I8Table(rt.rows(textOf("i8.json", "i8"), "i8.json", "i8", TABLE_HASHES.get("i8"), readI8)),
-    if: new IfTable(rt.rows(textOf("if.json", "if"), "if.json", "if", TABLE_HASHES.get("if"), readIf)),
-    impl: new ImplTable(rt.rows(textOf("impl.json", "impl"), "impl.json", "impl", TABLE_HASHES.get("impl"), readImpl)),
-    implements: new ImplementsTable(rt.rows(textOf("implements.json", "implements"), "implements.json", "implements", TABLE_HASHES.get("implements"), readImplements)),
-    implicit: new ImplicitTable(rt.rows(textOf("implicit.json", "implicit"), "implicit.json", "implicit", TABLE_HASHES.get("implicit"), readImplicit)),
-    import: new ImportTable(rt.rows(textOf("import.json", "import"), "import.json", "import", TABLE_HASHES.get("import"), readImport)),
-    in: new InTable(rt.rows(textOf("in.json", "in"), "in.json", "in", TABLE_HASHES.get("in"), readIn)),
-    infer: new InferTable(rt.rows(textOf("infer.json", "infer"), "infer.json", "infer", TABLE_HASHES.get("infer"), readInfer)),
-    init: new InitTable(rt.rows(textOf("init.json", "init"), "init.json", "init", TABLE_HASHES.get("init"), readInit)),
-    instanceof: new InstanceofTable(rt.rows(textOf("instanceof.json", "instanceof"), "instanceof.json", "instanceof", TABLE_HASHES.get("instanceof"), readInstanceof)),
-    int: new IntTable(rt.rows(textOf("int.json", "int"), "int.json", "int", TABLE_HASHES.get("int"), readInt)),
-    interface: new InterfaceTable(rt.rows(textOf("interface.json", "interface"), "interface.json", "interface", TABLE_HASHES.get("interface"), readInterface)),
-    internal: new InternalTable(rt.rows(textOf("internal.json", "internal"), "internal.json", "internal", TABLE_HASHES.get("internal"), readInternal)),
-    intrinsic: new IntrinsicTable(rt.rows(textOf("intrinsic.json", "intrinsic"), "intrinsic.json", "intrinsic", TABLE_HASHES.get("intrinsic"), readIntrinsic)),
-    is: new IsTable(rt.rows(textOf("is.json", "is"), "is.json", "is", TABLE_HASHES.get("is"), readIs)),
-    isPrototypeOf: new IsPrototypeOfTable(rt.rows(textOf("isPrototypeOf.json", "isPrototypeOf"), "isPrototypeOf.json", "isPrototypeOf", TABLE_HASHES.get("isPrototypeOf"), readIsPrototypeOf)),
-    isize: new IsizeTable(rt.rows(textOf("isize.json", "isize"), "isize.json", "isize", TABLE_HASHES.get("isize"), readIsize)),
-    join: new JoinTable(rt.rows(textOf("join.json", "join"), "join.json", "join", TABLE_HASHES.get("join"), readJoin)),
-    keyof: new KeyofTable(rt.rows(textOf("keyof.json", "keyof"), "keyof.json", "keyof", TABLE_HASHES.get("keyof"), readKeyof)),
-    let: new LetTable(rt.rows(textOf("let.json", "let"), "let.json", "let", TABLE_HASHES.get("let"), readLet)),
-    lib: new LibTable(rt.rows(textOf("lib.json", "lib"), "lib.json", "lib", TABLE_HASHES.get("lib"), readLib)),
-    lock: new LockTable(rt.rows(textOf("lock.json", "lock"), "lock.json", "lock", TABLE_HASHES.get("lock"), readLock)),
-    long: new LongTable(rt.rows(textOf("long.json", "long"), "long.json", "long", TABLE_HASHES.get("long"), readLong)),
-    loop: new LoopTable(rt.rows(textOf("loop.json", "loop"), "loop.json", "loop", TABLE_HASHES.get("loop"), readLoop)),
-    macro: new MacroTable(rt.rows(textOf("macro.json", "macro"), "macro.json", "macro", TABLE_HASHES.get("macro"), readMacro)),
-    macroRules: new MacroRulesTable(rt.rows(textOf("macro_rules.json", "macro_rules"), "macro_rules.json", "macro_rules", TABLE_HASHES.get("macro_rules"), readMacroRules)),
-    main: new MainTable(rt.rows(textOf("main.json", "main"), "main.json", "main", TABLE_HASHES.get("main"), readMain)),
-    managed: new ManagedTable(rt.rows(textOf("managed.json", "managed"), "managed.json", "managed", TABLE_HASHES.get("managed"), readManaged)),
-    match: new MatchTable(rt.rows(textOf("match.json", "match"), "match.json", "match", TABLE_HASHES.get("match"), readMatch)),
-    mod: new ModTable(rt.rows(textOf("mod.json", "mod"), "mod.json", "mod", TABLE_HASHES.get("mod"), readMod)),
-    module: new ModuleTable(rt.rows(textOf("module.json", "module"), "module.json", "module", TABLE_HASHES.get("module"), readModule)),
-    move: new MoveTable(rt.rows(textOf("move.json", "move"), "move.json", "move", TABLE_HASHES.get("move"), readMove)),
-    mut: new MutTable(rt.rows(textOf("mut.json", "mut"), "mut.json", "mut", TABLE_HASHES.get("mut"), readMut)),
-    nameof: new NameofTable(rt.rows(textOf("nameof.json", "nameof"), "nameof.json", "nameof", TABLE_HASHES.get("nameof"), readNameof)),
-    namespace: new NamespaceTable(rt.rows(textOf("namespace.json", "namespace"), "namespace.json", "namespace", TABLE_HASHES.get("namespace"), readNamespace)),
-    never: new NeverTable(rt.rows(textOf("never.json", "never"), "never.json", "never", TABLE_HASHES.get("never"), readNever)),
-    new: new NewTable(rt.rows(textOf("new.json", "new"), "new.json", "new", TABLE_HASHES.get("new"), readNew)),
-    nint: new NintTable(rt.rows(textOf("nint.json", "nint"), "nint.json", "nint", TABLE_HASHES.get("nint"), readNint)),
-    not: new NotTable(rt.rows(textOf("not.json", "not"), "not.json", "not", TABLE_HASHES.get("not"), readNot)),
-    nuint: new NuintTable(rt.rows(textOf("nuint.json", "nuint"), "nuint.json", "nuint", TABLE_HASHES.get("nuint"), readNuint)),
-    null: new NullTable(rt.rows(textOf("null.json", "null"), "null.json", "null", TABLE_HASHES.get("null"), readNull)),
-    number: new Number_Table(rt.rows(textOf("number.json", "number"), "number.json", "number", TABLE_HASHES.get("number"), readNumber_)),
-    object: new Object_Table(rt.rows(textOf("object.json", "object"), "object.json", "object", TABLE_HASHES.get("object"), readObject_)),
-    of: new OfTable(rt.rows(textOf("of.json", "of"), "of.json", "of", TABLE_HASHES.get("of"), readOf)),
-    on: new OnTable(rt.rows(textOf("on.json", "on"), "on.json", "on", TABLE_HASHES.get("on"), readOn)),
-    operator: new OperatorTable(rt.rows(textOf("operator.json", "operator"), "operator.json", "operator", TABLE_HASHES.get("operator"), readOperator)),
-    or: new OrTable(rt.rows(textOf("or.json", "or"), "or.json", "or", TABLE_HASHES.get("or"), readOr)),
-    orderby: new OrderbyTable(rt.rows(textOf("orderby.json", "orderby"), "orderby.json", "orderby", TABLE_HASHES.get("orderby"), readOrderby)),
-    out: new OutTable(rt.rows(textOf("out.json", "out"), "out.json", "out", TABLE_HASHES.get("out"), readOut)),
-    override: new OverrideTable(rt.rows(textOf("override.json", "override"), "override.json", "override", TABLE_HASHES.get("override"), readOverride)),
-    package: new PackageTable(rt.rows(textOf("package.json", "package"), "package.json", "package", TABLE_HASHES.get("package"), readPackage)),
-    params: new ParamsTable(rt.rows(textOf("params.json", "params"), "params.json", "params", TABLE_HASHES.get("params"), readParams)),
-    partial: new Partial_Table(rt.rows(textOf("partial.json", "partial"), "partial.json", "partial", TABLE_HASHES.get("partial"), readPartial_)),
-    priv: new PrivTable(rt.rows(textOf("priv.json", "priv"), "priv.json", "priv", TABLE_HASHES.get("priv"), readPriv)),
-    private: new PrivateTable(rt.rows(textOf("private.json", "private"), "private.json", "private", TABLE_HASHES.get("private"), readPrivate)),
-    procMacro: new ProcMacroTable(rt.rows(textOf("proc_macro.json", "proc_macro"), "proc_macro.json", "proc_macro", TABLE_HASHES.get("proc_macro"), readProcMacro)),
-    process: new ProcessTable(rt.rows(textOf("process.json", "process"), "process.json", "process", TABLE_HASHES.get("process"), readProcess)),
-    propertyIsEnumerable: new PropertyIsEnumerableTable(rt.rows(textOf("propertyIsEnumerable.json", "propertyIsEnumerable"), "propertyIsEnumerable.json", "propertyIsEnumerable", TABLE_HASHES.get("propertyIsEnumerable"), readPropertyIsEnumerable)),
-    protected: new ProtectedTable(rt.rows(textOf("protected.json", "protected"), "protected.json", "protected", TABLE_HASHES.get("protected"), readProtected)),
-    prototype: new PrototypeTable(rt.rows(textOf("prototype.json", "prototype"), "prototype.json", "prototype", TABLE_HASHES.get("prototype"), readPrototype)),
-    pub: new PubTable(rt.rows(textOf("pub.json", "pub"), "pub.json", "pub", TABLE_HASHES.get("pub"), readPub)),
-    public: new PublicTable(rt.rows(textOf("public.json", "public"), "public.json", "public", TABLE_HASHES.get("public"), readPublic)),
-    raw: new RawTable(rt.rows(textOf("raw.json", "raw"), "raw.json", "raw", TABLE_HASHES.get("raw"), readRaw)),
-    readonly: new Readonly_Table(rt.rows(textOf("readonly.json", "readonly"), "readonly.json", "readonly", TABLE_HASHES.get("readonly"), readReadonly_)),
-    record: new Record_Table(rt.rows(textOf("record.json", "record"), "record.json", "record", TABLE_HASHES.get("record"), readRecord_)),
-    ref: new RefTable(rt.rows(textOf("ref.json", "ref"), "ref.json", "ref", TABLE_HASHES.get("ref"), readRef)),
-    remove: new RemoveTable(rt.rows(textOf("remove.json", "remove"), "remove.json", "remove", TABLE_HASHES.get("remove"), readRemove)),
-    require: new RequireTable(rt.rows(textOf("require.json", "require"), "require.json", "require", TABLE_HASHES.get("require"), readRequire)),
-    required: new Required_Table(rt.rows(textOf("required.json", "required"), "required.json", "required", TABLE_HASHES.get("required"), readRequired_)),
-    return: new ReturnTable(rt.rows(textOf("return.json", "return"), "return.json", "return", TABLE_HASHES.get("return"), readReturn)),
-    safe: new SafeTable(rt.rows(textOf("safe.json", "safe"), "safe.json", "safe", TABLE_HASHES.get("safe"), readSafe)),
-    satisfies: new SatisfiesTable(rt.rows(textOf("satisfies.json", "satisfies"), "satisfies.json", "satisfies", TABLE_HASHES.get("satisfies"), readSatisfies)),
-    sbyte: new SbyteTable(rt.rows(textOf("sbyte.json", "sbyte"), "sbyte.json", "sbyte", TABLE_HASHES.get("sbyte"), readSbyte)),
-    scoped: new ScopedTable(rt.rows(textOf("scoped.json", "scoped"), "scoped.json", "scoped", TABLE_HASHES.get("scoped"), readScoped)),
-    sealed: new SealedTable(rt.rows(textOf("sealed.json", "sealed"), "sealed.json", "sealed", TABLE_HASHES.get("sealed"), readSealed)),
-    select: new SelectTable(rt.rows(textOf("select.json", "select"), "select.json", "select", TABLE_HASHES.get("select"), readSelect)),
-    self: new SelfTable(rt.rows(textOf("self.json", "self"), "self.json", "self", TABLE_HASHES.get("self"), readSelf)),
-    set: new Set_Table(rt.rows(textOf("set.json", "set"), "set.json", "set", TABLE_HASHES.get("set"), readSet_)),
-    short: new ShortTable(rt.rows(textOf("short.json", "short"), "short.json", "short", TABLE_HASHES.get("short"), readShort)),
-    sizeof: new SizeofTable(rt.rows(textOf("sizeof.json", "sizeof"), "sizeof.json", "sizeof", TABLE_HASHES.get("sizeof"), readSizeof)),
-    stackalloc: new StackallocTable(rt.rows(textOf("stackalloc.json", "stackalloc"), "stackalloc.json", "stackalloc", TABLE_HASHES.get("stackalloc"), readStackalloc)),
-    static: new StaticTable(rt.rows(textOf("static.json", "static"), "static.json", "static", TABLE_HASHES.get("static"), readStatic)),
-    std: new StdTable(rt.rows(textOf("std.json", "std"), "std.json", "std", TABLE_HASHES.get("std"), readStd)),
-    str: new StrTable(rt.rows(textOf("str.json", "str"), "str.json", "str", TABLE_HASHES.get("str"), readStr)),
-    struct: new StructTable(rt.rows(textOf("struct.json", "struct"), "struct.json", "struct", TABLE_HASHES.get("struct"), readStruct)),
-    super: new SuperTable(rt.rows(textOf("super.json", "super"), "super.json", "super", TABLE_HASHES.get("super"), readSuper)),
-    switch: new SwitchTable(rt.rows(textOf("switch.json", "switch"), "switch.json", "switch", TABLE_HASHES.get("switch"), readSwitch)),
-    symbol: new Symbol_Table(rt.rows(textOf("symbol.json", "symbol"), "symbol.json", "symbol", TABLE_HASHES.get("symbol"), readSymbol_)),
-    test: new TestTable(rt.rows(textOf("test.json", "test"), "test.json", "test", TABLE_HASHES.get("test"), readTest)),
-    this: new ThisTable(rt.rows(textOf("this.json", "this"), "this.json", "this", TABLE_HASHES.get("this"), readThis)),
-    throw: new ThrowTable(rt.rows(textOf("throw.json", "throw"), "throw.json", "throw", TABLE_HASHES.get("throw"), readThrow)),
-    toLocaleString: new ToLocaleStringTable(rt.rows(textOf("toLocaleString.json", "toLocaleString"), "toLocaleString.json", "toLocaleString", TABLE_HASHES.get("toLocaleString"), readToLocaleString)),
-    trait: new TraitTable(rt.rows(textOf("trait.json", "trait"), "trait.json", "trait", TABLE_HASHES.get("trait"), readTrait)),
-    true: new TrueTable(rt.rows(textOf("true.json", "true"), "true.json", "true", TABLE_HASHES.get("true"), readTrue)),
-    try: new TryTable(rt.rows(textOf("try.json", "try"), "try.json", "try", TABLE_HASHES.get("try"), readTry)),
-    type: new TypeTable(rt.rows(textOf("type.json", "type"), "type.json", "type", TABLE_HASHES.get("type"), readType)),
-    typeof: new TypeofTable(rt.rows(textOf("typeof.json", "typeof"), "typeof.json", "typeof", TABLE_HASHES.get("typeof"), readTypeof)),
-    u128: new U128Table(rt.rows(textOf("u128.json", "u128"), "u128.json", "u128", TABLE_HASHES.get("u128"), readU128)),
-    u16: new U16Table(rt.rows(textOf("u16.json", "u16"), "u16.json", "u16", TABLE_HASHES.get("u16"), readU16)),
-    u32: new U32Table(rt.rows(textOf("u32.json", "u32"), "u32.json", "u32", TABLE_HASHES.get("u32"), readU32)),
-    u64: new U64Table(rt.rows(textOf("u64.json", "u64"), "u64.json", "u64", TABLE_HASHES.get("u64"), readU64)),
-    u8: new U8Table(rt.rows(textOf("u8.json", "u8"), "u8.json", "u8", TABLE_HASHES.get("u8"), readU8)),
-    uint: new UintTable(rt.rows(textOf("uint.json", "uint"), "uint.json", "uint", TABLE_HASHES.get("uint"), readUint)),
-    ulong: new UlongTable(rt.rows(textOf("ulong.json", "ulong"), "ulong.json", "ulong", TABLE_HASHES.get("ulong"), readUlong)),
-    unchecked: new UncheckedTable(rt.rows(textOf("unchecked.json", "unchecked"), "unchecked.json", "unchecked", TABLE_HASHES.get("unchecked"), readUnchecked)),
-    undefined: new UndefinedTable(rt.rows(textOf("undefined.json", "undefined"), "undefined.json", "undefined", TABLE_HASHES.get("undefined"), readUndefined)),
-    union: new UnionTable(rt.rows(textOf("union.json", "union"), "union.json", "union", TABLE_HASHES.get("union"), readUnion)),
-    unique: new UniqueTable(rt.rows(textOf("unique.json", "unique"), "unique.json", "unique", TABLE_HASHES.get("unique"), readUnique)),
-    unknown: new UnknownTable(rt.rows(textOf("unknown.json", "unknown"), "unknown.json", "unknown", TABLE_HASHES.get("unknown"), readUnknown)),
-    unmanaged: new UnmanagedTable(rt.rows(textOf("unmanaged.json", "unmanaged"), "unmanaged.json", "unmanaged", TABLE_HASHES.get("unmanaged"), readUnmanaged)),
-    unsafe: new UnsafeTable(rt.rows(textOf("unsafe.json", "unsafe"), "unsafe.json", "unsafe", TABLE_HASHES.get("unsafe"), readUnsafe)),
-    unsized: new UnsizedTable(rt.rows(textOf("unsized.json", "unsized"), "unsized.json", "unsized", TABLE_HASHES.get("unsized"), readUnsized)),
-    use: new UseTable(rt.rows(textOf("use.json", "use"), "use.json", "use", TABLE_HASHES.get("use"), readUse)),
-    ushort: new UshortTable(rt.rows(textOf("ushort.json", "ushort"), "ushort.json", "ushort", TABLE_HASHES.get("ushort"), readUshort)),
-    using: new UsingTable(rt.rows(textOf("using.json", "using"), "using.json", "using", TABLE_HASHES.get("using"), readUsing)),
-    usize: new UsizeTable(rt.rows(textOf("usize.json", "usize"), "usize.json", "usize", TABLE_HASHES.get("usize"), readUsize)),
-    value: new ValueTable(rt.rows(textOf("value.json", "value"), "value.json", "value", TABLE_HASHES.get("value"), readValue)),
-    valueOf: new ValueOfTable(rt.rows(textOf("valueOf.json", "valueOf"), "valueOf.json", "valueOf", TABLE_HASHES.get("valueOf"), readValueOf)),
-    var: new VarTable(rt.rows(textOf("var.json", "var"), "var.json", "var", TABLE_HASHES.get("var"), readVar)),
-    virtual: new VirtualTable(rt.rows(textOf("virtual.json", "virtual"), "virtual.json", "virtual", TABLE_HASHES.get("virtual"), readVirtual)),
-    void: new VoidTable(rt.rows(textOf("void.json", "void"), "void.json", "void", TABLE_HASHES.get("void"), readVoid)),
-    volatile: new VolatileTable(rt.rows(textOf("volatile.json", "volatile"), "volatile.json", "volatile", TABLE_HASHES.get("volatile"), readVolatile)),
-    when: new WhenTable(rt.rows(textOf("when.json", "when"), "when.json", "when", TABLE_HASHES.get("when"), readWhen)),
-    where: new WhereTable(rt.rows(textOf("where.json", "where"), "where.json", "where", TABLE_HASHES.get("where"), readWhere)),
-    while: new WhileTable(rt.rows(textOf("while.json", "while"), "while.json", "while", TABLE_HASHES.get("while"), readWhile)),
-    with: new WithTable(rt.rows(textOf("with.json", "with"), "with.json", "with", TABLE_HASHES.get("with"), readWith)),
-    yield: new YieldTable(rt.rows(textOf("yield.json", "yield"), "yield.json", "yield", TABLE_HASHES.get("yield"), readYield)),
+    array: new Array_Table(rt.rows(textOf("Array.bytes", "Array"), "Array.bytes", "Array", TABLE_HASHES.get("Array"), readArray_, readArray_Bin)),
+    arrayBuffer: new ArrayBuffer_Table(rt.rows(textOf("ArrayBuffer.bytes", "ArrayBuffer"), "ArrayBuffer.bytes", "ArrayBuffer", TABLE_HASHES.get("ArrayBuffer"), readArrayBuffer_, readArrayBuffer_Bin)),
+    arrayLike: new ArrayLike_Table(rt.rows(textOf("ArrayLike.bytes", "ArrayLike"), "ArrayLike.bytes", "ArrayLike", TABLE_HASHES.get("ArrayLike"), readArrayLike_, readArrayLike_Bin)),
+    asMut: new AsMutTable(rt.rows(textOf("AsMut.bytes", "AsMut"), "AsMut.bytes", "AsMut", TABLE_HASHES.get("AsMut"), readAsMut, readAsMutBin)),
+    asRef: new AsRefTable(rt.rows(textOf("AsRef.bytes", "AsRef"), "AsRef.bytes", "AsRef", TABLE_HASHES.get("AsRef"), readAsRef, readAsRefBin)),
+    buffer: new Buffer_Table(rt.rows(textOf("Buffer.bytes", "Buffer"), "Buffer.bytes", "Buffer", TABLE_HASHES.get("Buffer"), readBuffer_, readBuffer_Bin)),
+    clone: new CloneTable(rt.rows(textOf("Clone.bytes", "Clone"), "Clone.bytes", "Clone", TABLE_HASHES.get("Clone"), readClone, readCloneBin)),
+    copy: new CopyTable(rt.rows(textOf("Copy.bytes", "Copy"), "Copy.bytes", "Copy", TABLE_HASHES.get("Copy"), readCopy, readCopyBin)),
+    dataView: new DataView_Table(rt.rows(textOf("DataView.bytes", "DataView"), "DataView.bytes", "DataView", TABLE_HASHES.get("DataView"), readDataView_, readDataView_Bin)),
+    date: new Date_Table(rt.rows(textOf("Date.bytes", "Date"), "Date.bytes", "Date", TABLE_HASHES.get("Date"), readDate_, readDate_Bin)),
+    debug: new DebugTable(rt.rows(textOf("Debug.bytes", "Debug"), "Debug.bytes", "Debug", TABLE_HASHES.get("Debug"), readDebug, readDebugBin)),
+    default: new DefaultTable(rt.rows(textOf("Default.bytes", "Default"), "Default.bytes", "Default", TABLE_HASHES.get("Default"), readDefault, readDefaultBin)),
+    display: new DisplayTable(rt.rows(textOf("Display.bytes", "Display"), "Display.bytes", "Display", TABLE_HASHES.get("Display"), readDisplay, readDisplayBin)),
+    doubleEndedIterator: new DoubleEndedIteratorTable(rt.rows(textOf("DoubleEndedIterator.bytes", "DoubleEndedIterator"), "DoubleEndedIterator.bytes", "DoubleEndedIterator", TABLE_HASHES.get("DoubleEndedIterator"), readDoubleEndedIterator, readDoubleEndedIteratorBin)),
+    drop: new DropTable(rt.rows(textOf("Drop.bytes", "Drop"), "Drop.bytes", "Drop", TABLE_HASHES.get("Drop"), readDrop, readDropBin)),
+    eq: new EqTable(rt.rows(textOf("Eq.bytes", "Eq"), "Eq.bytes", "Eq", TABLE_HASHES.get("Eq"), readEq, readEqBin)),
+    err: new ErrTable(rt.rows(textOf("Err.bytes", "Err"), "Err.bytes", "Err", TABLE_HASHES.get("Err"), readErr, readErrBin)),
+    error: new Error_Table(rt.rows(textOf("Error.bytes", "Error"), "Error.bytes", "Error", TABLE_HASHES.get("Error"), readError_, readError_Bin)),
+    evalError: new EvalError_Table(rt.rows(textOf("EvalError.bytes", "EvalError"), "EvalError.bytes", "EvalError", TABLE_HASHES.get("EvalError"), readEvalError_, readEvalError_Bin)),
+    exactSizeIterator: new ExactSizeIteratorTable(rt.rows(textOf("ExactSizeIterator.bytes", "ExactSizeIterator"), "ExactSizeIterator.bytes", "ExactSizeIterator", TABLE_HASHES.get("ExactSizeIterator"), readExactSizeIterator, readExactSizeIteratorBin)),
+    exclude: new Exclude_Table(rt.rows(textOf("Exclude.bytes", "Exclude"), "Exclude.bytes", "Exclude", TABLE_HASHES.get("Exclude"), readExclude_, readExclude_Bin)),
+    extend: new ExtendTable(rt.rows(textOf("Extend.bytes", "Extend"), "Extend.bytes", "Extend", TABLE_HASHES.get("Extend"), readExtend, readExtendBin)),
+    extract: new Extract_Table(rt.rows(textOf("Extract.bytes", "Extract"), "Extract.bytes", "Extract", TABLE_HASHES.get("Extract"), readExtract_, readExtract_Bin)),
+    fields: new FieldsTable(rt.rows(textOf("Fields.bytes", "Fields"), "Fields.bytes", "Fields", TABLE_HASHES.get("Fields"), readFields, readFieldsBin)),
+    finalize: new FinalizeTable(rt.rows(textOf("Finalize.bytes", "Finalize"), "Finalize.bytes", "Finalize", TABLE_HASHES.get("Finalize"), readFinalize, readFinalizeBin)),
+    fnMut: new FnMutTable(rt.rows(textOf("FnMut.bytes", "FnMut"), "FnMut.bytes", "FnMut", TABLE_HASHES.get("FnMut"), readFnMut, readFnMutBin)),
+    fnOnce: new FnOnceTable(rt.rows(textOf("FnOnce.bytes", "FnOnce"), "FnOnce.bytes", "FnOnce", TABLE_HASHES.get("FnOnce"), readFnOnce, readFnOnceBin)),
+    from: new FromTable(rt.rows(textOf("From.bytes", "From"), "From.bytes", "From", TABLE_HASHES.get("From"), readFrom, readFromBin)),
+    fromIterator: new FromIteratorTable(rt.rows(textOf("FromIterator.bytes", "FromIterator"), "FromIterator.bytes", "FromIterator", TABLE_HASHES.get("FromIterator"), readFromIterator, readFromIteratorBin)),
+    getHashCode: new GetHashCodeTable(rt.rows(textOf("GetHashCode.bytes", "GetHashCode"), "GetHashCode.bytes", "GetHashCode", TABLE_HASHES.get("GetHashCode"), readGetHashCode, readGetHashCodeBin)),
+    getType: new GetTypeTable(rt.rows(textOf("GetType.bytes", "GetType"), "GetType.bytes", "GetType", TABLE_HASHES.get("GetType"), readGetType, readGetTypeBin)),
+    hash: new HashTable(rt.rows(textOf("Hash.bytes", "Hash"), "Hash.bytes", "Hash", TABLE_HASHES.get("Hash"), readHash, readHashBin)),
+    infinity: new Infinity_Table(rt.rows(textOf("Infinity.bytes", "Infinity"), "Infinity.bytes", "Infinity", TABLE_HASHES.get("Infinity"), readInfinity_, readInfinity_Bin)),
+    instanceType: new InstanceType_Table(rt.rows(textOf("InstanceType.bytes", "InstanceType"), "InstanceType.bytes", "InstanceType", TABLE_HASHES.get("InstanceType"), readInstanceType_, readInstanceType_Bin)),
+    intl: new Intl_Table(rt.rows(textOf("Intl.bytes", "Intl"), "Intl.bytes", "Intl", TABLE_HASHES.get("Intl"), readIntl_, readIntl_Bin)),
+    into: new IntoTable(rt.rows(textOf("Into.bytes", "Into"), "Into.bytes", "Into", TABLE_HASHES.get("Into"), readInto, readIntoBin)),
+    intoIterator: new IntoIteratorTable(rt.rows(textOf("IntoIterator.bytes", "IntoIterator"), "IntoIterator.bytes", "IntoIterator", TABLE_HASHES.get("IntoIterator"), readIntoIterator, readIntoIteratorBin)),
+    iterable: new Iterable_Table(rt.rows(textOf("Iterable.bytes", "Iterable"), "Iterable.bytes", "Iterable", TABLE_HASHES.get("Iterable"), readIterable_, readIterable_Bin)),
+    iterableIterator: new IterableIterator_Table(rt.rows(textOf("IterableIterator.bytes", "IterableIterator"), "IterableIterator.bytes", "IterableIterator", TABLE_HASHES.get("IterableIterator"), readIterableIterator_, readIterableIterator_Bin)),
+    iterator: new Iterator_Table(rt.rows(textOf("Iterator.bytes", "Iterator"), "Iterator.bytes", "Iterator", TABLE_HASHES.get("Iterator"), readIterator_, readIterator_Bin)),
+    json: new JsonTable(rt.rows(textOf("JSON.bytes", "JSON"), "JSON.bytes", "JSON", TABLE_HASHES.get("JSON"), readJson, readJsonBin)),
+    map: new Map_Table(rt.rows(textOf("Map.bytes", "Map"), "Map.bytes", "Map", TABLE_HASHES.get("Map"), readMap_, readMap_Bin)),
+    math: new Math_Table(rt.rows(textOf("Math.bytes", "Math"), "Math.bytes", "Math", TABLE_HASHES.get("Math"), readMath_, readMath_Bin)),
+    memberwiseClone: new MemberwiseCloneTable(rt.rows(textOf("MemberwiseClone.bytes", "MemberwiseClone"), "MemberwiseClone.bytes", "MemberwiseClone", TABLE_HASHES.get("MemberwiseClone"), readMemberwiseClone, readMemberwiseCloneBin)),
+    naN: new NaN_Table(rt.rows(textOf("NaN.bytes", "NaN"), "NaN.bytes", "NaN", TABLE_HASHES.get("NaN"), readNaN_, readNaN_Bin)),
+    nonNullable: new NonNullable_Table(rt.rows(textOf("NonNullable.bytes", "NonNullable"), "NonNullable.bytes", "NonNullable", TABLE_HASHES.get("NonNullable"), readNonNullable_, readNonNullable_Bin)),
+    none: new NoneTable(rt.rows(textOf("None.bytes", "None"), "None.bytes", "None", TABLE_HASHES.get("None"), readNone, readNoneBin)),
+    ok: new OkTable(rt.rows(textOf("Ok.bytes", "Ok"), "Ok.bytes", "Ok", TABLE_HASHES.get("Ok"), readOk, readOkBin)),
+    omit: new Omit_Table(rt.rows(textOf("Omit.bytes", "Omit"), "Omit.bytes", "Omit", TABLE_HASHES.get("Omit"), readOmit_, readOmit_Bin)),
+    option: new OptionTable(rt.rows(textOf("Option.bytes", "Option"), "Option.bytes", "Option", TABLE_HASHES.get("Option"), readOption, readOptionBin)),
+    ord: new OrdTable(rt.rows(textOf("Ord.bytes", "Ord"), "Ord.bytes", "Ord", TABLE_HASHES.get("Ord"), readOrd, readOrdBin)),
+    parameters: new Parameters_Table(rt.rows(textOf("Parameters.bytes", "Parameters"), "Parameters.bytes", "Parameters", TABLE_HASHES.get("Parameters"), readParameters_, readParameters_Bin)),
+    partialEq: new PartialEqTable(rt.rows(textOf("PartialEq.bytes", "PartialEq"), "PartialEq.bytes", "PartialEq", TABLE_HASHES.get("PartialEq"), readPartialEq, readPartialEqBin)),
+    partialOrd: new PartialOrdTable(rt.rows(textOf("PartialOrd.bytes", "PartialOrd"), "PartialOrd.bytes", "PartialOrd", TABLE_HASHES.get("PartialOrd"), readPartialOrd, readPartialOrdBin)),
+    pick: new Pick_Table(rt.rows(textOf("Pick.bytes", "Pick"), "Pick.bytes", "Pick", TABLE_HASHES.get("Pick"), readPick_, readPick_Bin)),
+    promise: new Promise_Table(rt.rows(textOf("Promise.bytes", "Promise"), "Promise.bytes", "Promise", TABLE_HASHES.get("Promise"), readPromise_, readPromise_Bin)),
+    propertyKey: new PropertyKey_Table(rt.rows(textOf("PropertyKey.bytes", "PropertyKey"), "PropertyKey.bytes", "PropertyKey", TABLE_HASHES.get("PropertyKey"), readPropertyKey_, readPropertyKey_Bin)),
+    proxy: new Proxy_Table(rt.rows(textOf("Proxy.bytes", "Proxy"), "Proxy.bytes", "Proxy", TABLE_HASHES.get("Proxy"), readProxy_, readProxy_Bin)),
+    rangeError: new RangeError_Table(rt.rows(textOf("RangeError.bytes", "RangeError"), "RangeError.bytes", "RangeError", TABLE_HASHES.get("RangeError"), readRangeError_, readRangeError_Bin)),
+    readonlyArray: new ReadonlyArray_Table(rt.rows(textOf("ReadonlyArray.bytes", "ReadonlyArray"), "ReadonlyArray.bytes", "ReadonlyArray", TABLE_HASHES.get("ReadonlyArray"), readReadonlyArray_, readReadonlyArray_Bin)),
+    readonlyMap: new ReadonlyMap_Table(rt.rows(textOf("ReadonlyMap.bytes", "ReadonlyMap"), "ReadonlyMap.bytes", "ReadonlyMap", TABLE_HASHES.get("ReadonlyMap"), readReadonlyMap_, readReadonlyMap_Bin)),
+    readonlySet: new ReadonlySet_Table(rt.rows(textOf("ReadonlySet.bytes", "ReadonlySet"), "ReadonlySet.bytes", "ReadonlySet", TABLE_HASHES.get("ReadonlySet"), readReadonlySet_, readReadonlySet_Bin)),
+    referenceEquals: new ReferenceEqualsTable(rt.rows(textOf("ReferenceEquals.bytes", "ReferenceEquals"), "ReferenceEquals.bytes", "ReferenceEquals", TABLE_HASHES.get("ReferenceEquals"), readReferenceEquals, readReferenceEqualsBin)),
+    reflect: new Reflect_Table(rt.rows(textOf("Reflect.bytes", "Reflect"), "Reflect.bytes", "Reflect", TABLE_HASHES.get("Reflect"), readReflect_, readReflect_Bin)),
+    regExp: new RegExp_Table(rt.rows(textOf("RegExp.bytes", "RegExp"), "RegExp.bytes", "RegExp", TABLE_HASHES.get("RegExp"), readRegExp_, readRegExp_Bin)),
+    result: new ResultTable(rt.rows(textOf("Result.bytes", "Result"), "Result.bytes", "Result", TABLE_HASHES.get("Result"), readResult, readResultBin)),
+    returnType: new ReturnType_Table(rt.rows(textOf("ReturnType.bytes", "ReturnType"), "ReturnType.bytes", "ReturnType", TABLE_HASHES.get("ReturnType"), readReturnType_, readReturnType_Bin)),
+    send: new SendTable(rt.rows(textOf("Send.bytes", "Send"), "Send.bytes", "Send", TABLE_HASHES.get("Send"), readSend, readSendBin)),
+    sized: new SizedTable(rt.rows(textOf("Sized.bytes", "Sized"), "Sized.bytes", "Sized", TABLE_HASHES.get("Sized"), readSized, readSizedBin)),
+    some: new SomeTable(rt.rows(textOf("Some.bytes", "Some"), "Some.bytes", "Some", TABLE_HASHES.get("Some"), readSome, readSomeBin)),
+    string: new String_Table(rt.rows(textOf("String.bytes", "String"), "String.bytes", "String", TABLE_HASHES.get("String"), readString_, readString_Bin)),
+    sync: new SyncTable(rt.rows(textOf("Sync.bytes", "Sync"), "Sync.bytes", "Sync", TABLE_HASHES.get("Sync"), readSync, readSyncBin)),
+    syntaxError: new SyntaxError_Table(rt.rows(textOf("SyntaxError.bytes", "SyntaxError"), "SyntaxError.bytes", "SyntaxError", TABLE_HASHES.get("SyntaxError"), readSyntaxError_, readSyntaxError_Bin)),
+    textDecoder: new TextDecoder_Table(rt.rows(textOf("TextDecoder.bytes", "TextDecoder"), "TextDecoder.bytes", "TextDecoder", TABLE_HASHES.get("TextDecoder"), readTextDecoder_, readTextDecoder_Bin)),
+    textEncoder: new TextEncoder_Table(rt.rows(textOf("TextEncoder.bytes", "TextEncoder"), "TextEncoder.bytes", "TextEncoder", TABLE_HASHES.get("TextEncoder"), readTextEncoder_, readTextEncoder_Bin)),
+    toOwned: new ToOwnedTable(rt.rows(textOf("ToOwned.bytes", "ToOwned"), "ToOwned.bytes", "ToOwned", TABLE_HASHES.get("ToOwned"), readToOwned, readToOwnedBin)),
+    toString: new ToStringTable(rt.rows(textOf("ToString.bytes", "ToString"), "ToString.bytes", "ToString", TABLE_HASHES.get("ToString"), readToString, readToStringBin)),
+    tryFrom: new TryFromTable(rt.rows(textOf("TryFrom.bytes", "TryFrom"), "TryFrom.bytes", "TryFrom", TABLE_HASHES.get("TryFrom"), readTryFrom, readTryFromBin)),
+    tryInto: new TryIntoTable(rt.rows(textOf("TryInto.bytes", "TryInto"), "TryInto.bytes", "TryInto", TABLE_HASHES.get("TryInto"), readTryInto, readTryIntoBin)),
+    typeError: new TypeError_Table(rt.rows(textOf("TypeError.bytes", "TypeError"), "TypeError.bytes", "TypeError", TABLE_HASHES.get("TypeError"), readTypeError_, readTypeError_Bin)),
+    uriError: new UriErrorTable(rt.rows(textOf("URIError.bytes", "URIError"), "URIError.bytes", "URIError", TABLE_HASHES.get("URIError"), readUriError, readUriErrorBin)),
+    url: new UrlTable(rt.rows(textOf("URL.bytes", "URL"), "URL.bytes", "URL", TABLE_HASHES.get("URL"), readUrl, readUrlBin)),
+    uint8array: new Uint8arrayTable(rt.rows(textOf("Uint8Array.bytes", "Uint8Array"), "Uint8Array.bytes", "Uint8Array", TABLE_HASHES.get("Uint8Array"), readUint8array, readUint8arrayBin)),
+    unpin: new UnpinTable(rt.rows(textOf("Unpin.bytes", "Unpin"), "Unpin.bytes", "Unpin", TABLE_HASHES.get("Unpin"), readUnpin, readUnpinBin)),
+    vec: new VecTable(rt.rows(textOf("Vec.bytes", "Vec"), "Vec.bytes", "Vec", TABLE_HASHES.get("Vec"), readVec, readVecBin)),
+    weakMap: new WeakMap_Table(rt.rows(textOf("WeakMap.bytes", "WeakMap"), "WeakMap.bytes", "WeakMap", TABLE_HASHES.get("WeakMap"), readWeakMap_, readWeakMap_Bin)),
+    weakSet: new WeakSet_Table(rt.rows(textOf("WeakSet.bytes", "WeakSet"), "WeakSet.bytes", "WeakSet", TABLE_HASHES.get("WeakSet"), readWeakSet_, readWeakSet_Bin)),
+    proto: new ProtoTable(rt.rows(textOf("__proto__.bytes", "__proto__"), "__proto__.bytes", "__proto__", TABLE_HASHES.get("__proto__"), readProto, readProtoBin)),
+    abstract: new AbstractTable(rt.rows(textOf("abstract.bytes", "abstract"), "abstract.bytes", "abstract", TABLE_HASHES.get("abstract"), readAbstract, readAbstractBin)),
+    accessor: new AccessorTable(rt.rows(textOf("accessor.bytes", "accessor"), "accessor.bytes", "accessor", TABLE_HASHES.get("accessor"), readAccessor, readAccessorBin)),
+    add: new AddTable(rt.rows(textOf("add.bytes", "add"), "add.bytes", "add", TABLE_HASHES.get("add"), readAdd, readAddBin)),
+    alias: new AliasTable(rt.rows(textOf("alias.bytes", "alias"), "alias.bytes", "alias", TABLE_HASHES.get("alias"), readAlias, readAliasBin)),
+    alloc: new AllocTable(rt.rows(textOf("alloc.bytes", "alloc"), "alloc.bytes", "alloc", TABLE_HASHES.get("alloc"), readAlloc, readAllocBin)),
+    and: new AndTable(rt.rows(textOf("and.bytes", "and"), "and.bytes", "and", TABLE_HASHES.get("and"), readAnd, readAndBin)),
+    any: new AnyTable(rt.rows(textOf("any.bytes", "any"), "any.bytes", "any", TABLE_HASHES.get("any"), readAny, readAnyBin)),
+    arguments: new ArgumentsTable(rt.rows(textOf("arguments.bytes", "arguments"), "arguments.bytes", "arguments", TABLE_HASHES.get("arguments"), readArguments, readArgumentsBin)),
+    as: new AsTable(rt.rows(textOf("as.bytes", "as"), "as.bytes", "as", TABLE_HASHES.get("as"), readAs, readAsBin)),
+    ascending: new AscendingTable(rt.rows(textOf("ascending.bytes", "ascending"), "ascending.bytes", "ascending", TABLE_HASHES.get("ascending"), readAscending, readAscendingBin)),
+    assert: new AssertTable(rt.rows(textOf("assert.bytes", "assert"), "assert.bytes", "assert", TABLE_HASHES.get("assert"), readAssert, readAssertBin)),
+    asserts: new AssertsTable(rt.rows(textOf("asserts.bytes", "asserts"), "asserts.bytes", "asserts", TABLE_HASHES.get("asserts"), readAsserts, readAssertsBin)),
+    async: new AsyncTable(rt.rows(textOf("async.bytes", "async"), "async.bytes", "async", TABLE_HASHES.get("async"), readAsync, readAsyncBin)),
+    at: new AtTable(rt.rows(textOf("at.bytes", "at"), "at.bytes", "at", TABLE_HASHES.get("at"), readAt, readAtBin)),
+    await: new AwaitTable(rt.rows(textOf("await.bytes", "await"), "await.bytes", "await", TABLE_HASHES.get("await"), readAwait, readAwaitBin)),
+    base: new BaseTable(rt.rows(textOf("base.bytes", "base"), "base.bytes", "base", TABLE_HASHES.get("base"), readBase, readBaseBin)),
+    become: new BecomeTable(rt.rows(textOf("become.bytes", "become"), "become.bytes", "become", TABLE_HASHES.get("become"), readBecome, readBecomeBin)),
+    bigint: new BigintTable(rt.rows(textOf("bigint.bytes", "bigint"), "bigint.bytes", "bigint", TABLE_HASHES.get("bigint"), readBigint, readBigintBin)),
+    bool: new BoolTable(rt.rows(textOf("bool.bytes", "bool"), "bool.bytes", "bool", TABLE_HASHES.get("bool"), readBool, readBoolBin)),
+    boolean: new Boolean_Table(rt.rows(textOf("boolean.bytes", "boolean"), "boolean.bytes", "boolean", TABLE_HASHES.get("boolean"), readBoolean_, readBoolean_Bin)),
+    box: new BoxTable(rt.rows(textOf("box.bytes", "box"), "box.bytes", "box", TABLE_HASHES.get("box"), readBox, readBoxBin)),
+    break: new BreakTable(rt.rows(textOf("break.bytes", "break"), "break.bytes", "break", TABLE_HASHES.get("break"), readBreak, readBreakBin)),
+    by: new ByTable(rt.rows(textOf("by.bytes", "by"), "by.bytes", "by", TABLE_HASHES.get("by"), readBy, readByBin)),
+    byte: new ByteTable(rt.rows(textOf("byte.bytes", "byte"), "byte.bytes", "byte", TABLE_HASHES.get("byte"), readByte, readByteBin)),
+    candidate: new CandidateTable(rt.rows(textOf("candidate.bytes", "candidate"), "candidate.bytes", "candidate", TABLE_HASHES.get("candidate"), readCandidate, readCandidateBin)),
+    case: new CaseTable(rt.rows(textOf("case.bytes", "case"), "case.bytes", "case", TABLE_HASHES.get("case"), readCase, readCaseBin)),
+    catch: new CatchTable(rt.rows(textOf("catch.bytes", "catch"), "catch.bytes", "catch", TABLE_HASHES.get("catch"), readCatch, readCatchBin)),
+    char: new CharTable(rt.rows(textOf("char.bytes", "char"), "char.bytes", "char", TABLE_HASHES.get("char"), readChar, readCharBin)),
+    checked: new CheckedTable(rt.rows(textOf("checked.bytes", "checked"), "checked.bytes", "checked", TABLE_HASHES.get("checked"), readChecked, readCheckedBin)),
+    class: new ClassTable(rt.rows(textOf("class.bytes", "class"), "class.bytes", "class", TABLE_HASHES.get("class"), readClass, readClassBin)),
+    console: new ConsoleTable(rt.rows(textOf("console.bytes", "console"), "console.bytes", "console", TABLE_HASHES.get("console"), readConsole, readConsoleBin)),
+    const: new ConstTable(rt.rows(textOf("const.bytes", "const"), "const.bytes", "const", TABLE_HASHES.get("const"), readConst, readConstBin)),
+    constructor: new ConstructorTable(rt.rows(textOf("constructor.bytes", "constructor"), "constructor.bytes", "constructor", TABLE_HASHES.get("constructor"), readConstructor, readConstructorBin)),
+    continue: new ContinueTable(rt.rows(textOf("continue.bytes", "continue"), "continue.bytes", "continue", TABLE_HASHES.get("continue"), readContinue, readContinueBin)),
+    core: new CoreTable(rt.rows(textOf("core.bytes", "core"), "core.bytes", "core", TABLE_HASHES.get("core"), readCore, readCoreBin)),
+    crate: new CrateTable(rt.rows(textOf("crate.bytes", "crate"), "crate.bytes", "crate", TABLE_HASHES.get("crate"), readCrate, readCrateBin)),
+    debugger: new DebuggerTable(rt.rows(textOf("debugger.bytes", "debugger"), "debugger.bytes", "debugger", TABLE_HASHES.get("debugger"), readDebugger, readDebuggerBin)),
+    decimal: new DecimalTable(rt.rows(textOf("decimal.bytes", "decimal"), "decimal.bytes", "decimal", TABLE_HASHES.get("decimal"), readDecimal, readDecimalBin)),
+    declare: new DeclareTable(rt.rows(textOf("declare.bytes", "declare"), "declare.bytes", "declare", TABLE_HASHES.get("declare"), readDeclare, readDeclareBin)),
+    delegate: new DelegateTable(rt.rows(textOf("delegate.bytes", "delegate"), "delegate.bytes", "delegate", TABLE_HASHES.get("delegate"), readDelegate, readDelegateBin)),
+    delete: new DeleteTable(rt.rows(textOf("delete.bytes", "delete"), "delete.bytes", "delete", TABLE_HASHES.get("delete"), readDelete, readDeleteBin)),
+    descending: new DescendingTable(rt.rows(textOf("descending.bytes", "descending"), "descending.bytes", "descending", TABLE_HASHES.get("descending"), readDescending, readDescendingBin)),
+    do: new DoTable(rt.rows(textOf("do.bytes", "do"), "do.bytes", "do", TABLE_HASHES.get("do"), readDo, readDoBin)),
+    double: new DoubleTable(rt.rows(textOf("double.bytes", "double"), "double.bytes", "double", TABLE_HASHES.get("double"), readDouble, readDoubleBin)),
+    dyn: new DynTable(rt.rows(textOf("dyn.bytes", "dyn"), "dyn.bytes", "dyn", TABLE_HASHES.get("dyn"), readDyn, readDynBin)),
+    dynamic: new DynamicTable(rt.rows(textOf("dynamic.bytes", "dynamic"), "dynamic.bytes", "dynamic", TABLE_HASHES.get("dynamic"), readDynamic, readDynamicBin)),
+    else: new ElseTable(rt.rows(textOf("else.bytes", "else"), "else.bytes", "else", TABLE_HASHES.get("else"), readElse, readElseBin)),
+    enum: new EnumTable(rt.rows(textOf("enum.bytes", "enum"), "enum.bytes", "enum", TABLE_HASHES.get("enum"), readEnum, readEnumBin)),
+    equals: new EqualsTable(rt.rows(textOf("equals.bytes", "equals"), "equals.bytes", "equals", TABLE_HASHES.get("equals"), readEquals, readEqualsBin)),
+    eval: new EvalTable(rt.rows(textOf("eval.bytes", "eval"), "eval.bytes", "eval", TABLE_HASHES.get("eval"), readEval, readEvalBin)),
+    event: new EventTable(rt.rows(textOf("event.bytes", "event"), "event.bytes", "event", TABLE_HASHES.get("event"), readEvent, readEventBin)),
+    explicit: new ExplicitTable(rt.rows(textOf("explicit.bytes", "explicit"), "explicit.bytes", "explicit", TABLE_HASHES.get("explicit"), readExplicit, readExplicitBin)),
+    export: new ExportTable(rt.rows(textOf("export.bytes", "export"), "export.bytes", "export", TABLE_HASHES.get("export"), readExport, readExportBin)),
+    extends: new ExtendsTable(rt.rows(textOf("extends.bytes", "extends"), "extends.bytes", "extends", TABLE_HASHES.get("extends"), readExtends, readExtendsBin)),
+    extern: new ExternTable(rt.rows(textOf("extern.bytes", "extern"), "extern.bytes", "extern", TABLE_HASHES.get("extern"), readExtern, readExternBin)),
+    f32: new F32Table(rt.rows(textOf("f32.bytes", "f32"), "f32.bytes", "f32", TABLE_HASHES.get("f32"), readF32, readF32Bin)),
+    f64: new F64Table(rt.rows(textOf("f64.bytes", "f64"), "f64.bytes", "f64", TABLE_HASHES.get("f64"), readF64, readF64Bin)),
+    false: new FalseTable(rt.rows(textOf("false.bytes", "false"), "false.bytes", "false", TABLE_HASHES.get("false"), readFalse, readFalseBin)),
+    field: new FieldTable(rt.rows(textOf("field.bytes", "field"), "field.bytes", "field", TABLE_HASHES.get("field"), readField, readFieldBin)),
+    file: new FileTable(rt.rows(textOf("file.bytes", "file"), "file.bytes", "file", TABLE_HASHES.get("file"), readFile, readFileBin)),
+    final: new FinalTable(rt.rows(textOf("final.bytes", "final"), "final.bytes", "final", TABLE_HASHES.get("final"), readFinal, readFinalBin)),
+    finally: new FinallyTable(rt.rows(textOf("finally.bytes", "finally"), "finally.bytes", "finally", TABLE_HASHES.get("finally"), readFinally, readFinallyBin)),
+    fixed: new FixedTable(rt.rows(textOf("fixed.bytes", "fixed"), "fixed.bytes", "fixed", TABLE_HASHES.get("fixed"), readFixed, readFixedBin)),
+    float: new FloatTable(rt.rows(textOf("float.bytes", "float"), "float.bytes", "float", TABLE_HASHES.get("float"), readFloat, readFloatBin)),
+    fn: new FnTable(rt.rows(textOf("fn.bytes", "fn"), "fn.bytes", "fn", TABLE_HASHES.get("fn"), readFn, readFnBin)),
+    for: new ForTable(rt.rows(textOf("for.bytes", "for"), "for.bytes", "for", TABLE_HASHES.get("for"), readFor, readForBin)),
+    foreach: new ForeachTable(rt.rows(textOf("foreach.bytes", "foreach"), "foreach.bytes", "foreach", TABLE_HASHES.get("foreach"), readForeach, readForeachBin)),
+    found: new FoundTable(rt.rows(textOf("found.bytes", "found"), "found.bytes", "found", TABLE_HASHES.get("found"), readFound, readFoundBin)),
+    function: new Function_Table(rt.rows(textOf("function.bytes", "function"), "function.bytes", "function", TABLE_HASHES.get("function"), readFunction_, readFunction_Bin)),
+    gen: new GenTable(rt.rows(textOf("gen.bytes", "gen"), "gen.bytes", "gen", TABLE_HASHES.get("gen"), readGen, readGenBin)),
+    gentableRow: new GentableRowTable(rt.rows(textOf("gentableRow.bytes", "gentableRow"), "gentableRow.bytes", "gentableRow", TABLE_HASHES.get("gentableRow"), readGentableRow, readGentableRowBin)),
+    get: new GetTable(rt.rows(textOf("get.bytes", "get"), "get.bytes", "get", TABLE_HASHES.get("get"), readGet, readGetBin)),
+    global: new GlobalTable(rt.rows(textOf("global.bytes", "global"), "global.bytes", "global", TABLE_HASHES.get("global"), readGlobal, readGlobalBin)),
+    globalThis: new GlobalThisTable(rt.rows(textOf("globalThis.bytes", "globalThis"), "globalThis.bytes", "globalThis", TABLE_HASHES.get("globalThis"), readGlobalThis, readGlobalThisBin)),
+    goto: new GotoTable(rt.rows(textOf("goto.bytes", "goto"), "goto.bytes", "goto", TABLE_HASHES.get("goto"), readGoto, readGotoBin)),
+    group: new GroupTable(rt.rows(textOf("group.bytes", "group"), "group.bytes", "group", TABLE_HASHES.get("group"), readGroup, readGroupBin)),
+    has: new HasTable(rt.rows(textOf("has.bytes", "has"), "has.bytes", "has", TABLE_HASHES.get("has"), readHas, readHasBin)),
+    hasOwnProperty: new HasOwnPropertyTable(rt.rows(textOf("hasOwnProperty.bytes", "hasOwnProperty"), "hasOwnProperty.bytes", "hasOwnProperty", TABLE_HASHES.get("hasOwnProperty"), readHasOwnProperty, readHasOwnPropertyBin)),
+    i128: new I128Table(rt.rows(textOf("i128.bytes", "i128"), "i128.bytes", "i128", TABLE_HASHES.get("i128"), readI128, readI128Bin)),
+    i16: new I16Table(rt.rows(textOf("i16.bytes", "i16"), "i16.bytes", "i16", TABLE_HASHES.get("i16"), readI16, readI16Bin)),
+    i32: new I32Table(rt.rows(textOf("i32.bytes", "i32"), "i32.bytes", "i32", TABLE_HASHES.get("i32"), readI32, readI32Bin)),
+    i64: new I64Table(rt.rows(textOf("i64.bytes", "i64"), "i64.bytes", "i64", TABLE_HASHES.get("i64"), readI64, readI64Bin)),
+    i8: new I8Table(rt.rows(textOf("i8.bytes", "i8"), "i8.bytes", "i8", TABLE_HASHES.get("i8"), readI8, readI8Bin)),
+    if: new IfTable(rt.rows(textOf("if.bytes", "if"), "if.bytes", "if", TABLE_HASHES.get("if"), readIf, readIfBin)),
+    impl: new ImplTable(rt.rows(textOf("impl.bytes", "impl"), "impl.bytes", "impl", TABLE_HASHES.get("impl"), readImpl, readImplBin)),
+    implements: new ImplementsTable(rt.rows(textOf("implements.bytes", "implements"), "implements.bytes", "implements", TABLE_HASHES.get("implements"), readImplements, readImplementsBin)),
+    implicit: new ImplicitTable(rt.rows(textOf("implicit.bytes", "implicit"), "implicit.bytes", "implicit", TABLE_HASHES.get("implicit"), readImplicit, readImplicitBin)),
+    import: new ImportTable(rt.rows(textOf("import.bytes", "import"), "import.bytes", "import", TABLE_HASHES.get("import"), readImport, readImportBin)),
+    in: new InTable(rt.rows(textOf("in.bytes", "in"), "in.bytes", "in", TABLE_HASHES.get("in"), readIn, readInBin)),
+    infer: new InferTable(rt.rows(textOf("infer.bytes", "infer"), "infer.bytes", "infer", TABLE_HASHES.get("infer"), readInfer, readInferBin)),
+    init: new InitTable(rt.rows(textOf("init.bytes", "init"), "init.bytes", "init", TABLE_HASHES.get("init"), readInit, readInitBin)),
+    instanceof: new InstanceofTable(rt.rows(textOf("instanceof.bytes", "instanceof"), "instanceof.bytes", "instanceof", TABLE_HASHES.get("instanceof"), readInstanceof, readInstanceofBin)),
+    int: new IntTable(rt.rows(textOf("int.bytes", "int"), "int.bytes", "int", TABLE_HASHES.get("int"), readInt, readIntBin)),
+    interface: new InterfaceTable(rt.rows(textOf("interface.bytes", "interface"), "interface.bytes", "interface", TABLE_HASHES.get("interface"), readInterface, readInterfaceBin)),
+    internal: new InternalTable(rt.rows(textOf("internal.bytes", "internal"), "internal.bytes", "internal", TABLE_HASHES.get("internal"), readInternal, readInternalBin)),
+    intrinsic: new IntrinsicTable(rt.rows(textOf("intrinsic.bytes", "intrinsic"), "intrinsic.bytes", "intrinsic", TABLE_HASHES.get("intrinsic"), readIntrinsic, readIntrinsicBin)),
+    is: new IsTable(rt.rows(textOf("is.bytes", "is"), "is.bytes", "is", TABLE_HASHES.get("is"), readIs, readIsBin)),
+    isPrototypeOf: new IsPrototypeOfTable(rt.rows(textOf("isPrototypeOf.bytes", "isPrototypeOf"), "isPrototypeOf.bytes", "isPrototypeOf", TABLE_HASHES.get("isPrototypeOf"), readIsPrototypeOf, readIsPrototypeOfBin)),
+    isize: new IsizeTable(rt.rows(textOf("isize.bytes", "isize"), "isize.bytes", "isize", TABLE_HASHES.get("isize"), readIsize, readIsizeBin)),
+    join: new JoinTable(rt.rows(textOf("join.bytes", "join"), "join.bytes", "join", TABLE_HASHES.get("join"), readJoin, readJoinBin)),
+    key: new KeyTable(rt.rows(textOf("key.bytes", "key"), "key.bytes", "key", TABLE_HASHES.get("key"), readKey, readKeyBin)),
+    keyof: new KeyofTable(rt.rows(textOf("keyof.bytes", "keyof"), "keyof.bytes", "keyof", TABLE_HASHES.get("keyof"), readKeyof, readKeyofBin)),
+    let: new LetTable(rt.rows(textOf("let.bytes", "let"), "let.bytes", "let", TABLE_HASHES.get("let"), readLet, readLetBin)),
+    lib: new LibTable(rt.rows(textOf("lib.bytes", "lib"), "lib.bytes", "lib", TABLE_HASHES.get("lib"), readLib, readLibBin)),
+    list: new ListTable(rt.rows(textOf("list.bytes", "list"), "list.bytes", "list", TABLE_HASHES.get("list"), readList, readListBin)),
+    lock: new LockTable(rt.rows(textOf("lock.bytes", "lock"), "lock.bytes", "lock", TABLE_HASHES.get("lock"), readLock, readLockBin)),
+    long: new LongTable(rt.rows(textOf("long.bytes", "long"), "long.bytes", "long", TABLE_HASHES.get("long"), readLong, readLongBin)),
+    loop: new LoopTable(rt.rows(textOf("loop.bytes", "loop"), "loop.bytes", "loop", TABLE_HASHES.get("loop"), readLoop, readLoopBin)),
+    macro: new MacroTable(rt.rows(textOf("macro.bytes", "macro"), "macro.bytes", "macro", TABLE_HASHES.get("macro"), readMacro, readMacroBin)),
+    macroRules: new MacroRulesTable(rt.rows(textOf("macro_rules.bytes", "macro_rules"), "macro_rules.bytes", "macro_rules", TABLE_HASHES.get("macro_rules"), readMacroRules, readMacroRulesBin)),
+    main: new MainTable(rt.rows(textOf("main.bytes", "main"), "main.bytes", "main", TABLE_HASHES.get("main"), readMain, readMainBin)),
+    managed: new ManagedTable(rt.rows(textOf("managed.bytes", "managed"), "managed.bytes", "managed", TABLE_HASHES.get("managed"), readManaged, readManagedBin)),
+    match: new MatchTable(rt.rows(textOf("match.bytes", "match"), "match.bytes", "match", TABLE_HASHES.get("match"), readMatch, readMatchBin)),
+    mod: new ModTable(rt.rows(textOf("mod.bytes", "mod"), "mod.bytes", "mod", TABLE_HASHES.get("mod"), readMod, readModBin)),
+    module: new ModuleTable(rt.rows(textOf("module.bytes", "module"), "module.bytes", "module", TABLE_HASHES.get("module"), readModule, readModuleBin)),
+    move: new MoveTable(rt.rows(textOf("move.bytes", "move"), "move.bytes", "move", TABLE_HASHES.get("move"), readMove, readMoveBin)),
+    mut: new MutTable(rt.rows(textOf("mut.bytes", "mut"), "mut.bytes", "mut", TABLE_HASHES.get("mut"), readMut, readMutBin)),
+    nameof: new NameofTable(rt.rows(textOf("nameof.bytes", "nameof"), "nameof.bytes", "nameof", TABLE_HASHES.get("nameof"), readNameof, readNameofBin)),
+    namespace: new NamespaceTable(rt.rows(textOf("namespace.bytes", "namespace"), "namespace.bytes", "namespace", TABLE_HASHES.get("namespace"), readNamespace, readNamespaceBin)),
+    never: new NeverTable(rt.rows(textOf("never.bytes", "never"), "never.bytes", "never", TABLE_HASHES.get("never"), readNever, readNeverBin)),
+    new: new NewTable(rt.rows(textOf("new.bytes", "new"), "new.bytes", "new", TABLE_HASHES.get("new"), readNew, readNewBin)),
+    nint: new NintTable(rt.rows(textOf("nint.bytes", "nint"), "nint.bytes", "nint", TABLE_HASHES.get("nint"), readNint, readNintBin)),
+    not: new NotTable(rt.rows(textOf("not.bytes", "not"), "not.bytes", "not", TABLE_HASHES.get("not"), readNot, readNotBin)),
+    nuint: new NuintTable(rt.rows(textOf("nuint.bytes", "nuint"), "nuint.bytes", "nuint", TABLE_HASHES.get("nuint"), readNuint, readNuintBin)),
+    null: new NullTable(rt.rows(textOf("null.bytes", "null"), "null.bytes", "null", TABLE_HASHES.get("null"), readNull, readNullBin)),
+    number: new Number_Table(rt.rows(textOf("number.bytes", "number"), "number.bytes", "number", TABLE_HASHES.get("number"), readNumber_, readNumber_Bin)),
+    object: new Object_Table(rt.rows(textOf("object.bytes", "object"), "object.bytes", "object", TABLE_HASHES.get("object"), readObject_, readObject_Bin)),
+    of: new OfTable(rt.rows(textOf("of.bytes", "of"), "of.bytes", "of", TABLE_HASHES.get("of"), readOf, readOfBin)),
+    on: new OnTable(rt.rows(textOf("on.bytes", "on"), "on.bytes", "on", TABLE_HASHES.get("on"), readOn, readOnBin)),
+    operator: new OperatorTable(rt.rows(textOf("operator.bytes", "operator"), "operator.bytes", "operator", TABLE_HASHES.get("operator"), readOperator, readOperatorBin)),
+    or: new OrTable(rt.rows(textOf("or.bytes", "or"), "or.bytes", "or", TABLE_HASHES.get("or"), readOr, readOrBin)),
+    orderby: new OrderbyTable(rt.rows(textOf("orderby.bytes", "orderby"), "orderby.bytes", "orderby", TABLE_HASHES.get("orderby"), readOrderby, readOrderbyBin)),
+    out: new OutTable(rt.rows(textOf("out.bytes", "out"), "out.bytes", "out", TABLE_HASHES.get("out"), readOut, readOutBin)),
+    override: new OverrideTable(rt.rows(textOf("override.bytes", "override"), "override.bytes", "override", TABLE_HASHES.get("override"), readOverride, readOverrideBin)),
+    package: new PackageTable(rt.rows(textOf("package.bytes", "package"), "package.bytes", "package", TABLE_HASHES.get("package"), readPackage, readPackageBin)),
+    params: new ParamsTable(rt.rows(textOf("params.bytes", "params"), "params.bytes", "params", TABLE_HASHES.get("params"), readParams, readParamsBin)),
+    partial: new Partial_Table(rt.rows(textOf("partial.bytes", "partial"), "partial.bytes", "partial", TABLE_HASHES.get("partial"), readPartial_, readPartial_Bin)),
+    parts: new PartsTable(rt.rows(textOf("parts.bytes", "parts"), "parts.bytes", "parts", TABLE_HASHES.get("parts"), readParts, readPartsBin)),
+    priv: new PrivTable(rt.rows(textOf("priv.bytes", "priv"), "priv.bytes", "priv", TABLE_HASHES.get("priv"), readPriv, readPrivBin)),
+    private: new PrivateTable(rt.rows(textOf("private.bytes", "private"), "private.bytes", "private", TABLE_HASHES.get("private"), readPrivate, readPrivateBin)),
+    procMacro: new ProcMacroTable(rt.rows(textOf("proc_macro.bytes", "proc_macro"), "proc_macro.bytes", "proc_macro", TABLE_HASHES.get("proc_macro"), readProcMacro, readProcMacroBin)),
+    process: new ProcessTable(rt.rows(textOf("process.bytes", "process"), "process.bytes", "process", TABLE_HASHES.get("process"), readProcess, readProcessBin)),
+    propertyIsEnumerable: new PropertyIsEnumerableTable(rt.rows(textOf("propertyIsEnumerable.bytes", "propertyIsEnumerable"), "propertyIsEnumerable.bytes", "propertyIsEnumerable", TABLE_HASHES.get("propertyIsEnumerable"), readPropertyIsEnumerable, readPropertyIsEnumerableBin)),
+    protected: new ProtectedTable(rt.rows(textOf("protected.bytes", "protected"), "protected.bytes", "protected", TABLE_HASHES.get("protected"), readProtected, readProtectedBin)),
+    prototype: new PrototypeTable(rt.rows(textOf("prototype.bytes", "prototype"), "prototype.bytes", "prototype", TABLE_HASHES.get("prototype"), readPrototype, readPrototypeBin)),
+    pub: new PubTable(rt.rows(textOf("pub.bytes", "pub"), "pub.bytes", "pub", TABLE_HASHES.get("pub"), readPub, readPubBin)),
+    public: new PublicTable(rt.rows(textOf("public.bytes", "public"), "public.bytes", "public", TABLE_HASHES.get("public"), readPublic, readPublicBin)),
+    raw: new RawTable(rt.rows(textOf("raw.bytes", "raw"), "raw.bytes", "raw", TABLE_HASHES.get("raw"), readRaw, readRawBin)),
+    readonly: new Readonly_Table(rt.rows(textOf("readonly.bytes", "readonly"), "readonly.bytes", "readonly", TABLE_HASHES.get("readonly"), readReadonly_, readReadonly_Bin)),
+    record: new Record_Table(rt.rows(textOf("record.bytes", "record"), "record.bytes", "record", TABLE_HASHES.get("record"), readRecord_, readRecord_Bin)),
+    ref: new RefTable(rt.rows(textOf("ref.bytes", "ref"), "ref.bytes", "ref", TABLE_HASHES.get("ref"), readRef, readRefBin)),
+    remove: new RemoveTable(rt.rows(textOf("remove.bytes", "remove"), "remove.bytes", "remove", TABLE_HASHES.get("remove"), readRemove, readRemoveBin)),
+    require: new RequireTable(rt.rows(textOf("require.bytes", "require"), "require.bytes", "require", TABLE_HASHES.get("require"), readRequire, readRequireBin)),
+    required: new Required_Table(rt.rows(textOf("required.bytes", "required"), "required.bytes", "required", TABLE_HASHES.get("required"), readRequired_, readRequired_Bin)),
+    return: new ReturnTable(rt.rows(textOf("return.bytes", "return"), "return.bytes", "return", TABLE_HASHES.get("return"), readReturn, readReturnBin)),
+    row: new RowTable(rt.rows(textOf("row.bytes", "row"), "row.bytes", "row", TABLE_HASHES.get("row"), readRow, readRowBin)),
+    rows: new RowsTable(rt.rows(textOf("rows.bytes", "rows"), "rows.bytes", "rows", TABLE_HASHES.get("rows"), readRows, readRowsBin)),
+    safe: new SafeTable(rt.rows(textOf("safe.bytes", "safe"), "safe.bytes", "safe", TABLE_HASHES.get("safe"), readSafe, readSafeBin)),
+    satisfies: new SatisfiesTable(rt.rows(textOf("satisfies.bytes", "satisfies"), "satisfies.bytes", "satisfies", TABLE_HASHES.get("satisfies"), readSatisfies, readSatisfiesBin)),
+    sbyte: new SbyteTable(rt.rows(textOf("sbyte.bytes", "sbyte"), "sbyte.bytes", "sbyte", TABLE_HASHES.get("sbyte"), readSbyte, readSbyteBin)),
+    scoped: new ScopedTable(rt.rows(textOf("scoped.bytes", "scoped"), "scoped.bytes", "scoped", TABLE_HASHES.get("scoped"), readScoped, readScopedBin)),
+    sealed: new SealedTable(rt.rows(textOf("sealed.bytes", "sealed"), "sealed.bytes", "sealed", TABLE_HASHES.get("sealed"), readSealed, readSealedBin)),
+    select: new SelectTable(rt.rows(textOf("select.bytes", "select"), "select.bytes", "select", TABLE_HASHES.get("select"), readSelect, readSelectBin)),
+    self: new SelfTable(rt.rows(textOf("self.bytes", "self"), "self.bytes", "self", TABLE_HASHES.get("self"), readSelf, readSelfBin)),
+    set: new Set_Table(rt.rows(textOf("set.bytes", "set"), "set.bytes", "set", TABLE_HASHES.get("set"), readSet_, readSet_Bin)),
+    short: new ShortTable(rt.rows(textOf("short.bytes", "short"), "short.bytes", "short", TABLE_HASHES.get("short"), readShort, readShortBin)),
+    sizeof: new SizeofTable(rt.rows(textOf("sizeof.bytes", "sizeof"), "sizeof.bytes", "sizeof", TABLE_HASHES.get("sizeof"), readSizeof, readSizeofBin)),
+    stackalloc: new StackallocTable(rt.rows(textOf("stackalloc.bytes", "stackalloc"), "stackalloc.bytes", "stackalloc", TABLE_HASHES.get("stackalloc"), readStackalloc, readStackallocBin)),
+    static: new StaticTable(rt.rows(textOf("static.bytes", "static"), "static.bytes", "static", TABLE_HASHES.get("static"), readStatic, readStaticBin)),
+    std: new StdTable(rt.rows(textOf("std.bytes", "std"), "std.bytes", "std", TABLE_HASHES.get("std"), readStd, readStdBin)),
+    str: new StrTable(rt.rows(textOf("str.bytes", "str"), "str.bytes", "str", TABLE_HASHES.get("str"), readStr, readStrBin)),
+    struct: new StructTable(rt.rows(textOf("struct.bytes", "struct"), "struct.bytes", "struct", TABLE_HASHES.get("struct"), readStruct, readStructBin)),
+    super: new SuperTable(rt.rows(textOf("super.bytes", "super"), "super.bytes", "super", TABLE_HASHES.get("super"), readSuper, readSuperBin)),
+    switch: new SwitchTable(rt.rows(textOf("switch.bytes", "switch"), "switch.bytes", "switch", TABLE_HASHES.get("switch"), readSwitch, readSwitchBin)),
+    symbol: new Symbol_Table(rt.rows(textOf("symbol.bytes", "symbol"), "symbol.bytes", "symbol", TABLE_HASHES.get("symbol"), readSymbol_, readSymbol_Bin)),
+    table: new TableTable(rt.rows(textOf("table.bytes", "table"), "table.bytes", "table", TABLE_HASHES.get("table"), readTable, readTableBin)),
+    test: new TestTable(rt.rows(textOf("test.bytes", "test"), "test.bytes", "test", TABLE_HASHES.get("test"), readTest, readTestBin)),
+    this: new ThisTable(rt.rows(textOf("this.bytes", "this"), "this.bytes", "this", TABLE_HASHES.get("this"), readThis, readThisBin)),
+    throw: new ThrowTable(rt.rows(textOf("throw.bytes", "throw"), "throw.bytes", "throw", TABLE_HASHES.get("throw"), readThrow, readThrowBin)),
+    toLocaleString: new ToLocaleStringTable(rt.rows(textOf("toLocaleString.bytes", "toLocaleString"), "toLocaleString.bytes", "toLocaleString", TABLE_HASHES.get("toLocaleString"), readToLocaleString, readToLocaleStringBin)),
+    trait: new TraitTable(rt.rows(textOf("trait.bytes", "trait"), "trait.bytes", "trait", TABLE_HASHES.get("trait"), readTrait, readTraitBin)),
+    true: new TrueTable(rt.rows(textOf("true.bytes", "true"), "true.bytes", "true", TABLE_HASHES.get("true"), readTrue, readTrueBin)),
+    try: new TryTable(rt.rows(textOf("try.bytes", "try"), "try.bytes", "try", TABLE_HASHES.get("try"), readTry, readTryBin)),
+    type: new TypeTable(rt.rows(textOf("type.bytes", "type"), "type.bytes", "type", TABLE_HASHES.get("type"), readType, readTypeBin)),
+    typeof: new TypeofTable(rt.rows(textOf("typeof.bytes", "typeof"), "typeof.bytes", "typeof", TABLE_HASHES.get("typeof"), readTypeof, readTypeofBin)),
+    u128: new U128Table(rt.rows(textOf("u128.bytes", "u128"), "u128.bytes", "u128", TABLE_HASHES.get("u128"), readU128, readU128Bin)),
+    u16: new U16Table(rt.rows(textOf("u16.bytes", "u16"), "u16.bytes", "u16", TABLE_HASHES.get("u16"), readU16, readU16Bin)),
+    u32: new U32Table(rt.rows(textOf("u32.bytes", "u32"), "u32.bytes", "u32", TABLE_HASHES.get("u32"), readU32, readU32Bin)),
+    u64: new U64Table(rt.rows(textOf("u64.bytes", "u64"), "u64.bytes", "u64", TABLE_HASHES.get("u64"), readU64, readU64Bin)),
+    u8: new U8Table(rt.rows(textOf("u8.bytes", "u8"), "u8.bytes", "u8", TABLE_HASHES.get("u8"), readU8, readU8Bin)),
+    uint: new UintTable(rt.rows(textOf("uint.bytes", "uint"), "uint.bytes", "uint", TABLE_HASHES.get("uint"), readUint, readUintBin)),
+    ulong: new UlongTable(rt.rows(textOf("ulong.bytes", "ulong"), "ulong.bytes", "ulong", TABLE_HASHES.get("ulong"), readUlong, readUlongBin)),
+    unchecked: new UncheckedTable(rt.rows(textOf("unchecked.bytes", "unchecked"), "unchecked.bytes", "unchecked", TABLE_HASHES.get("unchecked"), readUnchecked, readUncheckedBin)),
+    undefined: new UndefinedTable(rt.rows(textOf("undefined.bytes", "undefined"), "undefined.bytes", "undefined", TABLE_HASHES.get("undefined"), readUndefined, readUndefinedBin)),
+    union: new UnionTable(rt.rows(textOf("union.bytes", "union"), "union.bytes", "union", TABLE_HASHES.get("union"), readUnion, readUnionBin)),
+    unique: new UniqueTable(rt.rows(textOf("unique.bytes", "unique"), "unique.bytes", "unique", TABLE_HASHES.get("unique"), readUnique, readUniqueBin)),
+    unknown: new UnknownTable(rt.rows(textOf("unknown.bytes", "unknown"), "unknown.bytes", "unknown", TABLE_HASHES.get("unknown"), readUnknown, readUnknownBin)),
+    unmanaged: new UnmanagedTable(rt.rows(textOf("unmanaged.bytes", "unmanaged"), "unmanaged.bytes", "unmanaged", TABLE_HASHES.get("unmanaged"), readUnmanaged, readUnmanagedBin)),
+    unsafe: new UnsafeTable(rt.rows(textOf("unsafe.bytes", "unsafe"), "unsafe.bytes", "unsafe", TABLE_HASHES.get("unsafe"), readUnsafe, readUnsafeBin)),
+    unsized: new UnsizedTable(rt.rows(textOf("unsized.bytes", "unsized"), "unsized.bytes", "unsized", TABLE_HASHES.get("unsized"), readUnsized, readUnsizedBin)),
+    use: new UseTable(rt.rows(textOf("use.bytes", "use"), "use.bytes", "use", TABLE_HASHES.get("use"), readUse, readUseBin)),
+    ushort: new UshortTable(rt.rows(textOf("ushort.bytes", "ushort"), "ushort.bytes", "ushort", TABLE_HASHES.get("ushort"), readUshort, readUshortBin)),
+    using: new UsingTable(rt.rows(textOf("using.bytes", "using"), "using.bytes", "using", TABLE_HASHES.get("using"), readUsing, readUsingBin)),
+    usize: new UsizeTable(rt.rows(textOf("usize.bytes", "usize"), "usize.bytes", "usize", TABLE_HASHES.get("usize"), readUsize, readUsizeBin)),
+    value: new ValueTable(rt.rows(textOf("value.bytes", "value"), "value.bytes", "value", TABLE_HASHES.get("value"), readValue, readValueBin)),
+    valueOf: new ValueOfTable(rt.rows(textOf("valueOf.bytes", "valueOf"), "valueOf.bytes", "valueOf", TABLE_HASHES.get("valueOf"), readValueOf, readValueOfBin)),
+    var: new VarTable(rt.rows(textOf("var.bytes", "var"), "var.bytes", "var", TABLE_HASHES.get("var"), readVar, readVarBin)),
+    virtual: new VirtualTable(rt.rows(textOf("virtual.bytes", "virtual"), "virtual.bytes", "virtual", TABLE_HASHES.get("virtual"), readVirtual, readVirtualBin)),
+    void: new VoidTable(rt.rows(textOf("void.bytes", "void"), "void.bytes", "void", TABLE_HASHES.get("void"), readVoid, readVoidBin)),
+    volatile: new VolatileTable(rt.rows(textOf("volatile.bytes", "volatile"), "volatile.bytes", "volatile", TABLE_HASHES.get("volatile"), readVolatile, readVolatileBin)),
+    when: new WhenTable(rt.rows(textOf("when.bytes", "when"), "when.bytes", "when", TABLE_HASHES.get("when"), readWhen, readWhenBin)),
+    where: new WhereTable(rt.rows(textOf("where.bytes", "where"), "where.bytes", "where", TABLE_HASHES.get("where"), readWhere, readWhereBin)),
+    while: new WhileTable(rt.rows(textOf("while.bytes", "while"), "while.bytes", "while", TABLE_HASHES.get("while"), readWhile, readWhileBin)),
+    with: new WithTable(rt.rows(textOf("with.bytes", "with"), "with.bytes", "with", TABLE_HASHES.get("with"), readWith, readWithBin)),
+    yield: new YieldTable(rt.rows(textOf("yield.bytes", "yield"), "yield.bytes", "yield", TABLE_HASHES.get("yield"), readYield, readYieldBin)),
   };
   return Object.freeze(t);
 }
@@ -2218,6 +2295,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["assert", rt.wArray(t.assert.all, writeAssert)],
     ["asserts", rt.wArray(t.asserts.all, writeAsserts)],
     ["async", rt.wArray(t.async.all, writeAsync)],
+    ["at", rt.wArray(t.at.all, writeAt)],
     ["await", rt.wArray(t.await.all, writeAwait)],
     ["base", rt.wArray(t.base.all, writeBase)],
     ["become", rt.wArray(t.become.all, writeBecome)],
@@ -2228,6 +2306,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["break", rt.wArray(t.break.all, writeBreak)],
     ["by", rt.wArray(t.by.all, writeBy)],
     ["byte", rt.wArray(t.byte.all, writeByte)],
+    ["candidate", rt.wArray(t.candidate.all, writeCandidate)],
     ["case", rt.wArray(t.case.all, writeCase)],
     ["catch", rt.wArray(t.catch.all, writeCatch)],
     ["char", rt.wArray(t.char.all, writeChar)],
@@ -2270,13 +2349,16 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["fn", rt.wArray(t.fn.all, writeFn)],
     ["for", rt.wArray(t.for.all, writeFor)],
     ["foreach", rt.wArray(t.foreach.all, writeForeach)],
+    ["found", rt.wArray(t.found.all, writeFound)],
     ["function", rt.wArray(t.function.all, writeFunction_)],
     ["gen", rt.wArray(t.gen.all, writeGen)],
+    ["gentableRow", rt.wArray(t.gentableRow.all, writeGentableRow)],
     ["get", rt.wArray(t.get.all, writeGet)],
     ["global", rt.wArray(t.global.all, writeGlobal)],
     ["globalThis", rt.wArray(t.globalThis.all, writeGlobalThis)],
     ["goto", rt.wArray(t.goto.all, writeGoto)],
     ["group", rt.wArray(t.group.all, writeGroup)],
+    ["has", rt.wArray(t.has.all, writeHas)],
     ["hasOwnProperty", rt.wArray(t.hasOwnProperty.all, writeHasOwnProperty)],
     ["i128", rt.wArray(t.i128.all, writeI128)],
     ["i16", rt.wArray(t.i16.all, writeI16)],
@@ -2300,9 +2382,11 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["isPrototypeOf", rt.wArray(t.isPrototypeOf.all, writeIsPrototypeOf)],
     ["isize", rt.wArray(t.isize.all, writeIsize)],
     ["join", rt.wArray(t.join.all, writeJoin)],
+    ["key", rt.wArray(t.key.all, writeKey)],
     ["keyof", rt.wArray(t.keyof.all, writeKeyof)],
     ["let", rt.wArray(t.let.all, writeLet)],
     ["lib", rt.wArray(t.lib.all, writeLib)],
+    ["list", rt.wArray(t.list.all, writeList)],
     ["lock", rt.wArray(t.lock.all, writeLock)],
     ["long", rt.wArray(t.long.all, writeLong)],
     ["loop", rt.wArray(t.loop.all, writeLoop)],
@@ -2335,6 +2419,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["package", rt.wArray(t.package.all, writePackage)],
     ["params", rt.wArray(t.params.all, writeParams)],
     ["partial", rt.wArray(t.partial.all, writePartial_)],
+    ["parts", rt.wArray(t.parts.all, writeParts)],
     ["priv", rt.wArray(t.priv.all, writePriv)],
     ["private", rt.wArray(t.private.all, writePrivate)],
     ["proc_macro", rt.wArray(t.procMacro.all, writeProcMacro)],
@@ -2352,6 +2437,8 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["require", rt.wArray(t.require.all, writeRequire)],
     ["required", rt.wArray(t.required.all, writeRequired_)],
     ["return", rt.wArray(t.return.all, writeReturn)],
+    ["row", rt.wArray(t.row.all, writeRow)],
+    ["rows", rt.wArray(t.rows.all, writeRows)],
     ["safe", rt.wArray(t.safe.all, writeSafe)],
     ["satisfies", rt.wArray(t.satisfies.all, writeSatisfies)],
     ["sbyte", rt.wArray(t.sbyte.all, writeSbyte)],
@@ -2370,6 +2457,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["super", rt.wArray(t.super.all, writeSuper)],
     ["switch", rt.wArray(t.switch.all, writeSwitch)],
     ["symbol", rt.wArray(t.symbol.all, writeSymbol_)],
+    ["table", rt.wArray(t.table.all, writeTable)],
     ["test", rt.wArray(t.test.all, writeTest)],
     ["this", rt.wArray(t.this.all, writeThis)],
     ["throw", rt.wArray(t.throw.all, writeThrow)],

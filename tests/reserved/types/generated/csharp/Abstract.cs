@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Abstract(f0);
         }
 
+        internal static Abstract ReadAbstract(GentableBinary r)
+        {
+            return new Abstract(r.ReadI32());
+        }
+
         internal static void WriteAbstract(global::System.Text.StringBuilder sb, Abstract r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Accessor(f0);
         }
 
+        internal static Accessor ReadAccessor(GentableBinary r)
+        {
+            return new Accessor(r.ReadI32());
+        }
+
         internal static void WriteAccessor(global::System.Text.StringBuilder sb, Accessor r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Add(f0);
         }
 
+        internal static Add ReadAdd(GentableBinary r)
+        {
+            return new Add(r.ReadI32());
+        }
+
         internal static void WriteAdd(global::System.Text.StringBuilder sb, Add r)
         {
             sb.Append('{');

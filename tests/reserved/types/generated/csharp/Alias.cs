@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Alias(f0);
         }
 
+        internal static Alias ReadAlias(GentableBinary r)
+        {
+            return new Alias(r.ReadI32());
+        }
+
         internal static void WriteAlias(global::System.Text.StringBuilder sb, Alias r)
         {
             sb.Append('{');

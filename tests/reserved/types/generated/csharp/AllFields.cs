@@ -656,8 +656,30 @@ namespace Reserved.Types
 
         public int? ClockU0024 { get; }
 
+        public int? Has { get; }
+
+        public int? Row { get; }
+
+        public int? Found { get; }
+
+        public int? Candidate { get; }
+
+        public int? List { get; }
+
+        public int? GentableRow { get; }
+
+        public int? Rows { get; }
+
+        public int? Table { get; }
+
+        public int? Key { get; }
+
+        public int? Parts { get; }
+
+        public int? At { get; }
+
         /// <summary>Creates a <see cref="AllFields"/> from its fields.</summary>
-        public AllFields(int? as_, int? break_, int? const_, int? continue_, int? crate, int? else_, int? enum_, int? extern_, int? false_, int? fn, int? for_, int? if_, int? impl, int? in_, int? let_, int? loop, int? match, int? mod, int? move, int? mut, int? pub, int? ref_, int? return_, int? self, int? static_, int? struct_, int? super, int? trait, int? true_, int? type, int? unsafe_, int? use, int? where_, int? while_, int? async_, int? await_, int? dyn, int? abstract_, int? become, int? box, int? do_, int? final, int? macro, int? override_, int? priv, int? typeof_, int? unsized, int? virtual_, int? yield_, int? try_, int? gen, int? union, int? macroRules, int? raw, int? safe, int? option, int? some, int? none, int? result, int? ok, int? err, int? vec, int? string_, int? toString, int? toOwned, int? clone, int? copy, int? send, int? sync, int? sized, int? unpin, int? drop, int? fnMut, int? fnOnce, int? iterator, int? intoIterator, int? doubleEndedIterator, int? exactSizeIterator, int? extend, int? default_, int? eq, int? partialEq, int? ord, int? partialOrd, int? asRef, int? asMut, int? into_, int? from_, int? tryFrom, int? tryInto, int? fromIterator, int? debug, int? hash, int? display, int? lib, int? main, int? core, int? std, int? alloc, int? procMacro, int? test, int? bool_, int? char_, int? str, int? i8, int? i16, int? i32, int? i64, int? i128, int? isize, int? u8, int? u16, int? u32, int? u64, int? u128, int? usize, int? f32, int? f64, int? base_, int? byte_, int? case_, int? catch_, int? checked_, int? class_, int? decimal_, int? delegate_, int? double_, int? event_, int? explicit_, int? finally_, int? fixed_, int? float_, int? foreach_, int? goto_, int? implicit_, int? int_, int? interface_, int? internal_, int? is_, int? lock_, int? long_, int? namespace_, int? new_, int? null_, int? object_, int? operator_, int? out_, int? params_, int? private_, int? protected_, int? public_, int? readonly_, int? sbyte_, int? sealed_, int? short_, int? sizeof_, int? stackalloc_, int? switch_, int? this_, int? throw_, int? uint_, int? ulong_, int? unchecked_, int? ushort_, int? using_, int? void_, int? volatile_, int? add_, int? alias_, int? ascending_, int? by_, int? descending_, int? dynamic_, int? equals_, int? get_, int? global_, int? group_, int? join_, int? nameof_, int? on_, int? orderby_, int? partial_, int? remove_, int? select_, int? set_, int? unmanaged_, int? value_, int? var_, int? when_, int? record_, int? init_, int? with_, int? and_, int? or_, int? not_, int? nint_, int? nuint_, int? managed_, int? required_, int? file_, int? scoped_, int? field_, int? getHashCode, int? getType, int? finalize, int? memberwiseClone, int? referenceEquals, int? debugger, int? delete, int? export, int? extends, int? function, int? import, int? instanceof, int? implements, int? package, int? any, int? boolean, int? constructor, int? declare, int? module, int? require, int? number, int? symbol, int? of, int? bigint, int? undefined, int? never, int? unknown, int? keyof, int? infer, int? unique, int? accessor, int? asserts, int? assert, int? intrinsic, int? satisfies, int? arguments, int? eval, int? proto, int? prototype, int? toLocaleString, int? valueOf, int? hasOwnProperty, int? isPrototypeOf, int? propertyIsEnumerable, int? array, int? arrayBuffer, int? arrayLike, int? bigInt, int? buffer, int? dataView, int? date, int? error, int? evalError, int? exclude, int? extract, int? infinity, int? instanceType, int? intl, int? iterable, int? iterableIterator, int? json, int? map, int? math, int? naN, int? nonNullable, int? omit, int? parameters, int? pick, int? promise, int? propertyKey, int? proxy, int? rangeError, int? readonlyArray, int? readonlyMap, int? readonlySet, int? reflect, int? regExp, int? returnType, int? syntaxError, int? textDecoder, int? textEncoder, int? typeError, int? uriError, int? url, int? uint8array, int? weakMap, int? weakSet, int? console, int? globalThis, int? process, int? con, int? prn, int? aux, int? nul, int? com0, int? com1, int? com2, int? com3, int? com4, int? com5, int? com6, int? com7, int? com8, int? com9, int? comU00b9, int? comU00b2, int? comU00b3, int? lpt0, int? lpt1, int? lpt2, int? lpt3, int? lpt4, int? lpt5, int? lpt6, int? lpt7, int? lpt8, int? lpt9, int? lptU00b9, int? lptU00b2, int? lptU00b3, int? coninU0024, int? conoutU0024, int? clockU0024)
+        public AllFields(int? as_, int? break_, int? const_, int? continue_, int? crate, int? else_, int? enum_, int? extern_, int? false_, int? fn, int? for_, int? if_, int? impl, int? in_, int? let_, int? loop, int? match, int? mod, int? move, int? mut, int? pub, int? ref_, int? return_, int? self, int? static_, int? struct_, int? super, int? trait, int? true_, int? type, int? unsafe_, int? use, int? where_, int? while_, int? async_, int? await_, int? dyn, int? abstract_, int? become, int? box, int? do_, int? final, int? macro, int? override_, int? priv, int? typeof_, int? unsized, int? virtual_, int? yield_, int? try_, int? gen, int? union, int? macroRules, int? raw, int? safe, int? option, int? some, int? none, int? result, int? ok, int? err, int? vec, int? string_, int? toString, int? toOwned, int? clone, int? copy, int? send, int? sync, int? sized, int? unpin, int? drop, int? fnMut, int? fnOnce, int? iterator, int? intoIterator, int? doubleEndedIterator, int? exactSizeIterator, int? extend, int? default_, int? eq, int? partialEq, int? ord, int? partialOrd, int? asRef, int? asMut, int? into_, int? from_, int? tryFrom, int? tryInto, int? fromIterator, int? debug, int? hash, int? display, int? lib, int? main, int? core, int? std, int? alloc, int? procMacro, int? test, int? bool_, int? char_, int? str, int? i8, int? i16, int? i32, int? i64, int? i128, int? isize, int? u8, int? u16, int? u32, int? u64, int? u128, int? usize, int? f32, int? f64, int? base_, int? byte_, int? case_, int? catch_, int? checked_, int? class_, int? decimal_, int? delegate_, int? double_, int? event_, int? explicit_, int? finally_, int? fixed_, int? float_, int? foreach_, int? goto_, int? implicit_, int? int_, int? interface_, int? internal_, int? is_, int? lock_, int? long_, int? namespace_, int? new_, int? null_, int? object_, int? operator_, int? out_, int? params_, int? private_, int? protected_, int? public_, int? readonly_, int? sbyte_, int? sealed_, int? short_, int? sizeof_, int? stackalloc_, int? switch_, int? this_, int? throw_, int? uint_, int? ulong_, int? unchecked_, int? ushort_, int? using_, int? void_, int? volatile_, int? add_, int? alias_, int? ascending_, int? by_, int? descending_, int? dynamic_, int? equals_, int? get_, int? global_, int? group_, int? join_, int? nameof_, int? on_, int? orderby_, int? partial_, int? remove_, int? select_, int? set_, int? unmanaged_, int? value_, int? var_, int? when_, int? record_, int? init_, int? with_, int? and_, int? or_, int? not_, int? nint_, int? nuint_, int? managed_, int? required_, int? file_, int? scoped_, int? field_, int? getHashCode, int? getType, int? finalize, int? memberwiseClone, int? referenceEquals, int? debugger, int? delete, int? export, int? extends, int? function, int? import, int? instanceof, int? implements, int? package, int? any, int? boolean, int? constructor, int? declare, int? module, int? require, int? number, int? symbol, int? of, int? bigint, int? undefined, int? never, int? unknown, int? keyof, int? infer, int? unique, int? accessor, int? asserts, int? assert, int? intrinsic, int? satisfies, int? arguments, int? eval, int? proto, int? prototype, int? toLocaleString, int? valueOf, int? hasOwnProperty, int? isPrototypeOf, int? propertyIsEnumerable, int? array, int? arrayBuffer, int? arrayLike, int? bigInt, int? buffer, int? dataView, int? date, int? error, int? evalError, int? exclude, int? extract, int? infinity, int? instanceType, int? intl, int? iterable, int? iterableIterator, int? json, int? map, int? math, int? naN, int? nonNullable, int? omit, int? parameters, int? pick, int? promise, int? propertyKey, int? proxy, int? rangeError, int? readonlyArray, int? readonlyMap, int? readonlySet, int? reflect, int? regExp, int? returnType, int? syntaxError, int? textDecoder, int? textEncoder, int? typeError, int? uriError, int? url, int? uint8array, int? weakMap, int? weakSet, int? console, int? globalThis, int? process, int? con, int? prn, int? aux, int? nul, int? com0, int? com1, int? com2, int? com3, int? com4, int? com5, int? com6, int? com7, int? com8, int? com9, int? comU00b9, int? comU00b2, int? comU00b3, int? lpt0, int? lpt1, int? lpt2, int? lpt3, int? lpt4, int? lpt5, int? lpt6, int? lpt7, int? lpt8, int? lpt9, int? lptU00b9, int? lptU00b2, int? lptU00b3, int? coninU0024, int? conoutU0024, int? clockU0024, int? has, int? row, int? found, int? candidate, int? list, int? gentableRow, int? rows, int? table, int? key, int? parts, int? at)
         {
             this.As = as_;
             this.Break = break_;
@@ -984,6 +1006,17 @@ namespace Reserved.Types
             this.ConinU0024 = coninU0024;
             this.ConoutU0024 = conoutU0024;
             this.ClockU0024 = clockU0024;
+            this.Has = has;
+            this.Row = row;
+            this.Found = found;
+            this.Candidate = candidate;
+            this.List = list;
+            this.GentableRow = gentableRow;
+            this.Rows = rows;
+            this.Table = table;
+            this.Key = key;
+            this.Parts = parts;
+            this.At = at;
         }
     }
 
@@ -1319,7 +1352,18 @@ namespace Reserved.Types
             int? f322 = default(int?);
             int? f323 = default(int?);
             int? f324 = default(int?);
-            r.BeginObject(KeysAllFields ?? GentableKeys.Once(ref KeysAllFields, new string[] { "AUX", "Array", "ArrayBuffer", "ArrayLike", "AsMut", "AsRef", "BigInt", "Buffer", "CLOCK$", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b2", "COM\u00b3", "COM\u00b9", "CON", "CONIN$", "CONOUT$", "Clone", "Copy", "DataView", "Date", "Debug", "Default", "Display", "DoubleEndedIterator", "Drop", "Eq", "Err", "Error", "EvalError", "ExactSizeIterator", "Exclude", "Extend", "Extract", "Finalize", "FnMut", "FnOnce", "From", "FromIterator", "GetHashCode", "GetType", "Hash", "Infinity", "InstanceType", "Intl", "Into", "IntoIterator", "Iterable", "IterableIterator", "Iterator", "JSON", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b2", "LPT\u00b3", "LPT\u00b9", "Map", "Math", "MemberwiseClone", "NUL", "NaN", "NonNullable", "None", "Ok", "Omit", "Option", "Ord", "PRN", "Parameters", "PartialEq", "PartialOrd", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "ReferenceEquals", "Reflect", "RegExp", "Result", "ReturnType", "Send", "Sized", "Some", "String", "Sync", "SyntaxError", "TextDecoder", "TextEncoder", "ToOwned", "ToString", "TryFrom", "TryInto", "TypeError", "URIError", "URL", "Uint8Array", "Unpin", "Vec", "WeakMap", "WeakSet", "__proto__", "abstract", "accessor", "add", "alias", "alloc", "and", "any", "arguments", "as", "ascending", "assert", "asserts", "async", "await", "base", "become", "bigint", "bool", "boolean", "box", "break", "by", "byte", "case", "catch", "char", "checked", "class", "console", "const", "constructor", "continue", "core", "crate", "debugger", "decimal", "declare", "delegate", "delete", "descending", "do", "double", "dyn", "dynamic", "else", "enum", "equals", "eval", "event", "explicit", "export", "extends", "extern", "f32", "f64", "false", "field", "file", "final", "finally", "fixed", "float", "fn", "for", "foreach", "function", "gen", "get", "global", "globalThis", "goto", "group", "hasOwnProperty", "i128", "i16", "i32", "i64", "i8", "if", "impl", "implements", "implicit", "import", "in", "infer", "init", "instanceof", "int", "interface", "internal", "intrinsic", "is", "isPrototypeOf", "isize", "join", "keyof", "let", "lib", "lock", "long", "loop", "macro", "macro_rules", "main", "managed", "match", "mod", "module", "move", "mut", "nameof", "namespace", "never", "new", "nint", "not", "nuint", "null", "number", "object", "of", "on", "operator", "or", "orderby", "out", "override", "package", "params", "partial", "priv", "private", "proc_macro", "process", "propertyIsEnumerable", "protected", "prototype", "pub", "public", "raw", "readonly", "record", "ref", "remove", "require", "required", "return", "safe", "satisfies", "sbyte", "scoped", "sealed", "select", "self", "set", "short", "sizeof", "stackalloc", "static", "std", "str", "struct", "super", "switch", "symbol", "test", "this", "throw", "toLocaleString", "trait", "true", "try", "type", "typeof", "u128", "u16", "u32", "u64", "u8", "uint", "ulong", "unchecked", "undefined", "union", "unique", "unknown", "unmanaged", "unsafe", "unsized", "use", "ushort", "using", "usize", "value", "valueOf", "var", "virtual", "void", "volatile", "when", "where", "while", "with", "yield" }, new bool[] { false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false }));
+            int? f325 = default(int?);
+            int? f326 = default(int?);
+            int? f327 = default(int?);
+            int? f328 = default(int?);
+            int? f329 = default(int?);
+            int? f330 = default(int?);
+            int? f331 = default(int?);
+            int? f332 = default(int?);
+            int? f333 = default(int?);
+            int? f334 = default(int?);
+            int? f335 = default(int?);
+            r.BeginObject(KeysAllFields ?? GentableKeys.Once(ref KeysAllFields, new string[] { "AUX", "Array", "ArrayBuffer", "ArrayLike", "AsMut", "AsRef", "BigInt", "Buffer", "CLOCK$", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b2", "COM\u00b3", "COM\u00b9", "CON", "CONIN$", "CONOUT$", "Clone", "Copy", "DataView", "Date", "Debug", "Default", "Display", "DoubleEndedIterator", "Drop", "Eq", "Err", "Error", "EvalError", "ExactSizeIterator", "Exclude", "Extend", "Extract", "Finalize", "FnMut", "FnOnce", "From", "FromIterator", "GetHashCode", "GetType", "Hash", "Infinity", "InstanceType", "Intl", "Into", "IntoIterator", "Iterable", "IterableIterator", "Iterator", "JSON", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b2", "LPT\u00b3", "LPT\u00b9", "Map", "Math", "MemberwiseClone", "NUL", "NaN", "NonNullable", "None", "Ok", "Omit", "Option", "Ord", "PRN", "Parameters", "PartialEq", "PartialOrd", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "ReferenceEquals", "Reflect", "RegExp", "Result", "ReturnType", "Send", "Sized", "Some", "String", "Sync", "SyntaxError", "TextDecoder", "TextEncoder", "ToOwned", "ToString", "TryFrom", "TryInto", "TypeError", "URIError", "URL", "Uint8Array", "Unpin", "Vec", "WeakMap", "WeakSet", "__proto__", "abstract", "accessor", "add", "alias", "alloc", "and", "any", "arguments", "as", "ascending", "assert", "asserts", "async", "at", "await", "base", "become", "bigint", "bool", "boolean", "box", "break", "by", "byte", "candidate", "case", "catch", "char", "checked", "class", "console", "const", "constructor", "continue", "core", "crate", "debugger", "decimal", "declare", "delegate", "delete", "descending", "do", "double", "dyn", "dynamic", "else", "enum", "equals", "eval", "event", "explicit", "export", "extends", "extern", "f32", "f64", "false", "field", "file", "final", "finally", "fixed", "float", "fn", "for", "foreach", "found", "function", "gen", "gentableRow", "get", "global", "globalThis", "goto", "group", "has", "hasOwnProperty", "i128", "i16", "i32", "i64", "i8", "if", "impl", "implements", "implicit", "import", "in", "infer", "init", "instanceof", "int", "interface", "internal", "intrinsic", "is", "isPrototypeOf", "isize", "join", "key", "keyof", "let", "lib", "list", "lock", "long", "loop", "macro", "macro_rules", "main", "managed", "match", "mod", "module", "move", "mut", "nameof", "namespace", "never", "new", "nint", "not", "nuint", "null", "number", "object", "of", "on", "operator", "or", "orderby", "out", "override", "package", "params", "partial", "parts", "priv", "private", "proc_macro", "process", "propertyIsEnumerable", "protected", "prototype", "pub", "public", "raw", "readonly", "record", "ref", "remove", "require", "required", "return", "row", "rows", "safe", "satisfies", "sbyte", "scoped", "sealed", "select", "self", "set", "short", "sizeof", "stackalloc", "static", "std", "str", "struct", "super", "switch", "symbol", "table", "test", "this", "throw", "toLocaleString", "trait", "true", "try", "type", "typeof", "u128", "u16", "u32", "u64", "u8", "uint", "ulong", "unchecked", "undefined", "union", "unique", "unknown", "unmanaged", "unsafe", "unsized", "use", "ushort", "using", "usize", "value", "valueOf", "var", "virtual", "void", "volatile", "when", "where", "while", "with", "yield" }, new bool[] { false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)
@@ -1458,200 +1502,216 @@ namespace Reserved.Types
                     case 131: f234 = r.ReadI32(); break;
                     case 132: f233 = r.ReadI32(); break;
                     case 133: f34 = r.ReadI32(); break;
-                    case 134: f35 = r.ReadI32(); break;
-                    case 135: f118 = r.ReadI32(); break;
-                    case 136: f38 = r.ReadI32(); break;
-                    case 137: f225 = r.ReadI32(); break;
-                    case 138: f101 = r.ReadI32(); break;
-                    case 139: f217 = r.ReadI32(); break;
-                    case 140: f39 = r.ReadI32(); break;
-                    case 141: f1 = r.ReadI32(); break;
-                    case 142: f170 = r.ReadI32(); break;
-                    case 143: f119 = r.ReadI32(); break;
-                    case 144: f120 = r.ReadI32(); break;
-                    case 145: f121 = r.ReadI32(); break;
-                    case 146: f102 = r.ReadI32(); break;
-                    case 147: f122 = r.ReadI32(); break;
-                    case 148: f123 = r.ReadI32(); break;
-                    case 149: f289 = r.ReadI32(); break;
-                    case 150: f2 = r.ReadI32(); break;
-                    case 151: f218 = r.ReadI32(); break;
-                    case 152: f3 = r.ReadI32(); break;
-                    case 153: f96 = r.ReadI32(); break;
-                    case 154: f4 = r.ReadI32(); break;
-                    case 155: f207 = r.ReadI32(); break;
-                    case 156: f124 = r.ReadI32(); break;
-                    case 157: f219 = r.ReadI32(); break;
-                    case 158: f125 = r.ReadI32(); break;
-                    case 159: f208 = r.ReadI32(); break;
-                    case 160: f171 = r.ReadI32(); break;
-                    case 161: f40 = r.ReadI32(); break;
-                    case 162: f126 = r.ReadI32(); break;
-                    case 163: f36 = r.ReadI32(); break;
-                    case 164: f172 = r.ReadI32(); break;
-                    case 165: f5 = r.ReadI32(); break;
-                    case 166: f6 = r.ReadI32(); break;
-                    case 167: f173 = r.ReadI32(); break;
-                    case 168: f238 = r.ReadI32(); break;
-                    case 169: f127 = r.ReadI32(); break;
-                    case 170: f128 = r.ReadI32(); break;
-                    case 171: f209 = r.ReadI32(); break;
-                    case 172: f210 = r.ReadI32(); break;
-                    case 173: f7 = r.ReadI32(); break;
-                    case 174: f116 = r.ReadI32(); break;
-                    case 175: f117 = r.ReadI32(); break;
-                    case 176: f8 = r.ReadI32(); break;
-                    case 177: f201 = r.ReadI32(); break;
-                    case 178: f199 = r.ReadI32(); break;
-                    case 179: f41 = r.ReadI32(); break;
-                    case 180: f129 = r.ReadI32(); break;
-                    case 181: f130 = r.ReadI32(); break;
-                    case 182: f131 = r.ReadI32(); break;
-                    case 183: f9 = r.ReadI32(); break;
-                    case 184: f10 = r.ReadI32(); break;
-                    case 185: f132 = r.ReadI32(); break;
-                    case 186: f211 = r.ReadI32(); break;
-                    case 187: f50 = r.ReadI32(); break;
-                    case 188: f174 = r.ReadI32(); break;
-                    case 189: f175 = r.ReadI32(); break;
-                    case 190: f290 = r.ReadI32(); break;
-                    case 191: f133 = r.ReadI32(); break;
-                    case 192: f176 = r.ReadI32(); break;
-                    case 193: f243 = r.ReadI32(); break;
-                    case 194: f108 = r.ReadI32(); break;
-                    case 195: f105 = r.ReadI32(); break;
-                    case 196: f106 = r.ReadI32(); break;
-                    case 197: f107 = r.ReadI32(); break;
-                    case 198: f104 = r.ReadI32(); break;
-                    case 199: f11 = r.ReadI32(); break;
-                    case 200: f12 = r.ReadI32(); break;
-                    case 201: f214 = r.ReadI32(); break;
-                    case 202: f134 = r.ReadI32(); break;
-                    case 203: f212 = r.ReadI32(); break;
-                    case 204: f13 = r.ReadI32(); break;
-                    case 205: f230 = r.ReadI32(); break;
-                    case 206: f190 = r.ReadI32(); break;
-                    case 207: f213 = r.ReadI32(); break;
-                    case 208: f135 = r.ReadI32(); break;
-                    case 209: f136 = r.ReadI32(); break;
-                    case 210: f137 = r.ReadI32(); break;
-                    case 211: f235 = r.ReadI32(); break;
-                    case 212: f138 = r.ReadI32(); break;
-                    case 213: f244 = r.ReadI32(); break;
-                    case 214: f109 = r.ReadI32(); break;
-                    case 215: f177 = r.ReadI32(); break;
-                    case 216: f229 = r.ReadI32(); break;
-                    case 217: f14 = r.ReadI32(); break;
-                    case 218: f94 = r.ReadI32(); break;
-                    case 219: f139 = r.ReadI32(); break;
-                    case 220: f140 = r.ReadI32(); break;
-                    case 221: f15 = r.ReadI32(); break;
-                    case 222: f42 = r.ReadI32(); break;
-                    case 223: f52 = r.ReadI32(); break;
-                    case 224: f95 = r.ReadI32(); break;
-                    case 225: f197 = r.ReadI32(); break;
-                    case 226: f16 = r.ReadI32(); break;
-                    case 227: f17 = r.ReadI32(); break;
-                    case 228: f220 = r.ReadI32(); break;
-                    case 229: f18 = r.ReadI32(); break;
-                    case 230: f19 = r.ReadI32(); break;
-                    case 231: f178 = r.ReadI32(); break;
-                    case 232: f141 = r.ReadI32(); break;
-                    case 233: f227 = r.ReadI32(); break;
-                    case 234: f142 = r.ReadI32(); break;
-                    case 235: f195 = r.ReadI32(); break;
-                    case 236: f194 = r.ReadI32(); break;
-                    case 237: f196 = r.ReadI32(); break;
-                    case 238: f143 = r.ReadI32(); break;
-                    case 239: f222 = r.ReadI32(); break;
-                    case 240: f144 = r.ReadI32(); break;
-                    case 241: f224 = r.ReadI32(); break;
-                    case 242: f179 = r.ReadI32(); break;
-                    case 243: f145 = r.ReadI32(); break;
-                    case 244: f193 = r.ReadI32(); break;
-                    case 245: f180 = r.ReadI32(); break;
-                    case 246: f146 = r.ReadI32(); break;
-                    case 247: f43 = r.ReadI32(); break;
-                    case 248: f215 = r.ReadI32(); break;
-                    case 249: f147 = r.ReadI32(); break;
-                    case 250: f181 = r.ReadI32(); break;
-                    case 251: f44 = r.ReadI32(); break;
-                    case 252: f148 = r.ReadI32(); break;
-                    case 253: f99 = r.ReadI32(); break;
-                    case 254: f291 = r.ReadI32(); break;
-                    case 255: f245 = r.ReadI32(); break;
-                    case 256: f149 = r.ReadI32(); break;
-                    case 257: f240 = r.ReadI32(); break;
-                    case 258: f20 = r.ReadI32(); break;
-                    case 259: f150 = r.ReadI32(); break;
-                    case 260: f53 = r.ReadI32(); break;
-                    case 261: f151 = r.ReadI32(); break;
-                    case 262: f189 = r.ReadI32(); break;
-                    case 263: f21 = r.ReadI32(); break;
-                    case 264: f182 = r.ReadI32(); break;
-                    case 265: f221 = r.ReadI32(); break;
-                    case 266: f198 = r.ReadI32(); break;
-                    case 267: f22 = r.ReadI32(); break;
-                    case 268: f54 = r.ReadI32(); break;
-                    case 269: f236 = r.ReadI32(); break;
-                    case 270: f152 = r.ReadI32(); break;
-                    case 271: f200 = r.ReadI32(); break;
-                    case 272: f153 = r.ReadI32(); break;
-                    case 273: f183 = r.ReadI32(); break;
-                    case 274: f23 = r.ReadI32(); break;
-                    case 275: f184 = r.ReadI32(); break;
-                    case 276: f154 = r.ReadI32(); break;
-                    case 277: f155 = r.ReadI32(); break;
-                    case 278: f156 = r.ReadI32(); break;
-                    case 279: f24 = r.ReadI32(); break;
-                    case 280: f97 = r.ReadI32(); break;
-                    case 281: f103 = r.ReadI32(); break;
-                    case 282: f25 = r.ReadI32(); break;
-                    case 283: f26 = r.ReadI32(); break;
-                    case 284: f157 = r.ReadI32(); break;
-                    case 285: f223 = r.ReadI32(); break;
-                    case 286: f100 = r.ReadI32(); break;
-                    case 287: f158 = r.ReadI32(); break;
-                    case 288: f159 = r.ReadI32(); break;
-                    case 289: f241 = r.ReadI32(); break;
-                    case 290: f27 = r.ReadI32(); break;
-                    case 291: f28 = r.ReadI32(); break;
-                    case 292: f49 = r.ReadI32(); break;
-                    case 293: f29 = r.ReadI32(); break;
-                    case 294: f45 = r.ReadI32(); break;
-                    case 295: f114 = r.ReadI32(); break;
-                    case 296: f111 = r.ReadI32(); break;
-                    case 297: f112 = r.ReadI32(); break;
-                    case 298: f113 = r.ReadI32(); break;
-                    case 299: f110 = r.ReadI32(); break;
-                    case 300: f160 = r.ReadI32(); break;
-                    case 301: f161 = r.ReadI32(); break;
-                    case 302: f162 = r.ReadI32(); break;
-                    case 303: f226 = r.ReadI32(); break;
-                    case 304: f51 = r.ReadI32(); break;
-                    case 305: f231 = r.ReadI32(); break;
-                    case 306: f228 = r.ReadI32(); break;
-                    case 307: f185 = r.ReadI32(); break;
-                    case 308: f30 = r.ReadI32(); break;
-                    case 309: f46 = r.ReadI32(); break;
-                    case 310: f31 = r.ReadI32(); break;
-                    case 311: f163 = r.ReadI32(); break;
-                    case 312: f164 = r.ReadI32(); break;
-                    case 313: f115 = r.ReadI32(); break;
-                    case 314: f186 = r.ReadI32(); break;
-                    case 315: f242 = r.ReadI32(); break;
-                    case 316: f187 = r.ReadI32(); break;
-                    case 317: f47 = r.ReadI32(); break;
-                    case 318: f165 = r.ReadI32(); break;
-                    case 319: f166 = r.ReadI32(); break;
-                    case 320: f188 = r.ReadI32(); break;
-                    case 321: f32 = r.ReadI32(); break;
-                    case 322: f33 = r.ReadI32(); break;
-                    case 323: f191 = r.ReadI32(); break;
-                    case 324: f48 = r.ReadI32(); break;
+                    case 134: f335 = r.ReadI32(); break;
+                    case 135: f35 = r.ReadI32(); break;
+                    case 136: f118 = r.ReadI32(); break;
+                    case 137: f38 = r.ReadI32(); break;
+                    case 138: f225 = r.ReadI32(); break;
+                    case 139: f101 = r.ReadI32(); break;
+                    case 140: f217 = r.ReadI32(); break;
+                    case 141: f39 = r.ReadI32(); break;
+                    case 142: f1 = r.ReadI32(); break;
+                    case 143: f170 = r.ReadI32(); break;
+                    case 144: f119 = r.ReadI32(); break;
+                    case 145: f328 = r.ReadI32(); break;
+                    case 146: f120 = r.ReadI32(); break;
+                    case 147: f121 = r.ReadI32(); break;
+                    case 148: f102 = r.ReadI32(); break;
+                    case 149: f122 = r.ReadI32(); break;
+                    case 150: f123 = r.ReadI32(); break;
+                    case 151: f289 = r.ReadI32(); break;
+                    case 152: f2 = r.ReadI32(); break;
+                    case 153: f218 = r.ReadI32(); break;
+                    case 154: f3 = r.ReadI32(); break;
+                    case 155: f96 = r.ReadI32(); break;
+                    case 156: f4 = r.ReadI32(); break;
+                    case 157: f207 = r.ReadI32(); break;
+                    case 158: f124 = r.ReadI32(); break;
+                    case 159: f219 = r.ReadI32(); break;
+                    case 160: f125 = r.ReadI32(); break;
+                    case 161: f208 = r.ReadI32(); break;
+                    case 162: f171 = r.ReadI32(); break;
+                    case 163: f40 = r.ReadI32(); break;
+                    case 164: f126 = r.ReadI32(); break;
+                    case 165: f36 = r.ReadI32(); break;
+                    case 166: f172 = r.ReadI32(); break;
+                    case 167: f5 = r.ReadI32(); break;
+                    case 168: f6 = r.ReadI32(); break;
+                    case 169: f173 = r.ReadI32(); break;
+                    case 170: f238 = r.ReadI32(); break;
+                    case 171: f127 = r.ReadI32(); break;
+                    case 172: f128 = r.ReadI32(); break;
+                    case 173: f209 = r.ReadI32(); break;
+                    case 174: f210 = r.ReadI32(); break;
+                    case 175: f7 = r.ReadI32(); break;
+                    case 176: f116 = r.ReadI32(); break;
+                    case 177: f117 = r.ReadI32(); break;
+                    case 178: f8 = r.ReadI32(); break;
+                    case 179: f201 = r.ReadI32(); break;
+                    case 180: f199 = r.ReadI32(); break;
+                    case 181: f41 = r.ReadI32(); break;
+                    case 182: f129 = r.ReadI32(); break;
+                    case 183: f130 = r.ReadI32(); break;
+                    case 184: f131 = r.ReadI32(); break;
+                    case 185: f9 = r.ReadI32(); break;
+                    case 186: f10 = r.ReadI32(); break;
+                    case 187: f132 = r.ReadI32(); break;
+                    case 188: f327 = r.ReadI32(); break;
+                    case 189: f211 = r.ReadI32(); break;
+                    case 190: f50 = r.ReadI32(); break;
+                    case 191: f330 = r.ReadI32(); break;
+                    case 192: f174 = r.ReadI32(); break;
+                    case 193: f175 = r.ReadI32(); break;
+                    case 194: f290 = r.ReadI32(); break;
+                    case 195: f133 = r.ReadI32(); break;
+                    case 196: f176 = r.ReadI32(); break;
+                    case 197: f325 = r.ReadI32(); break;
+                    case 198: f243 = r.ReadI32(); break;
+                    case 199: f108 = r.ReadI32(); break;
+                    case 200: f105 = r.ReadI32(); break;
+                    case 201: f106 = r.ReadI32(); break;
+                    case 202: f107 = r.ReadI32(); break;
+                    case 203: f104 = r.ReadI32(); break;
+                    case 204: f11 = r.ReadI32(); break;
+                    case 205: f12 = r.ReadI32(); break;
+                    case 206: f214 = r.ReadI32(); break;
+                    case 207: f134 = r.ReadI32(); break;
+                    case 208: f212 = r.ReadI32(); break;
+                    case 209: f13 = r.ReadI32(); break;
+                    case 210: f230 = r.ReadI32(); break;
+                    case 211: f190 = r.ReadI32(); break;
+                    case 212: f213 = r.ReadI32(); break;
+                    case 213: f135 = r.ReadI32(); break;
+                    case 214: f136 = r.ReadI32(); break;
+                    case 215: f137 = r.ReadI32(); break;
+                    case 216: f235 = r.ReadI32(); break;
+                    case 217: f138 = r.ReadI32(); break;
+                    case 218: f244 = r.ReadI32(); break;
+                    case 219: f109 = r.ReadI32(); break;
+                    case 220: f177 = r.ReadI32(); break;
+                    case 221: f333 = r.ReadI32(); break;
+                    case 222: f229 = r.ReadI32(); break;
+                    case 223: f14 = r.ReadI32(); break;
+                    case 224: f94 = r.ReadI32(); break;
+                    case 225: f329 = r.ReadI32(); break;
+                    case 226: f139 = r.ReadI32(); break;
+                    case 227: f140 = r.ReadI32(); break;
+                    case 228: f15 = r.ReadI32(); break;
+                    case 229: f42 = r.ReadI32(); break;
+                    case 230: f52 = r.ReadI32(); break;
+                    case 231: f95 = r.ReadI32(); break;
+                    case 232: f197 = r.ReadI32(); break;
+                    case 233: f16 = r.ReadI32(); break;
+                    case 234: f17 = r.ReadI32(); break;
+                    case 235: f220 = r.ReadI32(); break;
+                    case 236: f18 = r.ReadI32(); break;
+                    case 237: f19 = r.ReadI32(); break;
+                    case 238: f178 = r.ReadI32(); break;
+                    case 239: f141 = r.ReadI32(); break;
+                    case 240: f227 = r.ReadI32(); break;
+                    case 241: f142 = r.ReadI32(); break;
+                    case 242: f195 = r.ReadI32(); break;
+                    case 243: f194 = r.ReadI32(); break;
+                    case 244: f196 = r.ReadI32(); break;
+                    case 245: f143 = r.ReadI32(); break;
+                    case 246: f222 = r.ReadI32(); break;
+                    case 247: f144 = r.ReadI32(); break;
+                    case 248: f224 = r.ReadI32(); break;
+                    case 249: f179 = r.ReadI32(); break;
+                    case 250: f145 = r.ReadI32(); break;
+                    case 251: f193 = r.ReadI32(); break;
+                    case 252: f180 = r.ReadI32(); break;
+                    case 253: f146 = r.ReadI32(); break;
+                    case 254: f43 = r.ReadI32(); break;
+                    case 255: f215 = r.ReadI32(); break;
+                    case 256: f147 = r.ReadI32(); break;
+                    case 257: f181 = r.ReadI32(); break;
+                    case 258: f334 = r.ReadI32(); break;
+                    case 259: f44 = r.ReadI32(); break;
+                    case 260: f148 = r.ReadI32(); break;
+                    case 261: f99 = r.ReadI32(); break;
+                    case 262: f291 = r.ReadI32(); break;
+                    case 263: f245 = r.ReadI32(); break;
+                    case 264: f149 = r.ReadI32(); break;
+                    case 265: f240 = r.ReadI32(); break;
+                    case 266: f20 = r.ReadI32(); break;
+                    case 267: f150 = r.ReadI32(); break;
+                    case 268: f53 = r.ReadI32(); break;
+                    case 269: f151 = r.ReadI32(); break;
+                    case 270: f189 = r.ReadI32(); break;
+                    case 271: f21 = r.ReadI32(); break;
+                    case 272: f182 = r.ReadI32(); break;
+                    case 273: f221 = r.ReadI32(); break;
+                    case 274: f198 = r.ReadI32(); break;
+                    case 275: f22 = r.ReadI32(); break;
+                    case 276: f326 = r.ReadI32(); break;
+                    case 277: f331 = r.ReadI32(); break;
+                    case 278: f54 = r.ReadI32(); break;
+                    case 279: f236 = r.ReadI32(); break;
+                    case 280: f152 = r.ReadI32(); break;
+                    case 281: f200 = r.ReadI32(); break;
+                    case 282: f153 = r.ReadI32(); break;
+                    case 283: f183 = r.ReadI32(); break;
+                    case 284: f23 = r.ReadI32(); break;
+                    case 285: f184 = r.ReadI32(); break;
+                    case 286: f154 = r.ReadI32(); break;
+                    case 287: f155 = r.ReadI32(); break;
+                    case 288: f156 = r.ReadI32(); break;
+                    case 289: f24 = r.ReadI32(); break;
+                    case 290: f97 = r.ReadI32(); break;
+                    case 291: f103 = r.ReadI32(); break;
+                    case 292: f25 = r.ReadI32(); break;
+                    case 293: f26 = r.ReadI32(); break;
+                    case 294: f157 = r.ReadI32(); break;
+                    case 295: f223 = r.ReadI32(); break;
+                    case 296: f332 = r.ReadI32(); break;
+                    case 297: f100 = r.ReadI32(); break;
+                    case 298: f158 = r.ReadI32(); break;
+                    case 299: f159 = r.ReadI32(); break;
+                    case 300: f241 = r.ReadI32(); break;
+                    case 301: f27 = r.ReadI32(); break;
+                    case 302: f28 = r.ReadI32(); break;
+                    case 303: f49 = r.ReadI32(); break;
+                    case 304: f29 = r.ReadI32(); break;
+                    case 305: f45 = r.ReadI32(); break;
+                    case 306: f114 = r.ReadI32(); break;
+                    case 307: f111 = r.ReadI32(); break;
+                    case 308: f112 = r.ReadI32(); break;
+                    case 309: f113 = r.ReadI32(); break;
+                    case 310: f110 = r.ReadI32(); break;
+                    case 311: f160 = r.ReadI32(); break;
+                    case 312: f161 = r.ReadI32(); break;
+                    case 313: f162 = r.ReadI32(); break;
+                    case 314: f226 = r.ReadI32(); break;
+                    case 315: f51 = r.ReadI32(); break;
+                    case 316: f231 = r.ReadI32(); break;
+                    case 317: f228 = r.ReadI32(); break;
+                    case 318: f185 = r.ReadI32(); break;
+                    case 319: f30 = r.ReadI32(); break;
+                    case 320: f46 = r.ReadI32(); break;
+                    case 321: f31 = r.ReadI32(); break;
+                    case 322: f163 = r.ReadI32(); break;
+                    case 323: f164 = r.ReadI32(); break;
+                    case 324: f115 = r.ReadI32(); break;
+                    case 325: f186 = r.ReadI32(); break;
+                    case 326: f242 = r.ReadI32(); break;
+                    case 327: f187 = r.ReadI32(); break;
+                    case 328: f47 = r.ReadI32(); break;
+                    case 329: f165 = r.ReadI32(); break;
+                    case 330: f166 = r.ReadI32(); break;
+                    case 331: f188 = r.ReadI32(); break;
+                    case 332: f32 = r.ReadI32(); break;
+                    case 333: f33 = r.ReadI32(); break;
+                    case 334: f191 = r.ReadI32(); break;
+                    case 335: f48 = r.ReadI32(); break;
                 }
             }
-            return new AllFields(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72, f73, f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90, f91, f92, f93, f94, f95, f96, f97, f98, f99, f100, f101, f102, f103, f104, f105, f106, f107, f108, f109, f110, f111, f112, f113, f114, f115, f116, f117, f118, f119, f120, f121, f122, f123, f124, f125, f126, f127, f128, f129, f130, f131, f132, f133, f134, f135, f136, f137, f138, f139, f140, f141, f142, f143, f144, f145, f146, f147, f148, f149, f150, f151, f152, f153, f154, f155, f156, f157, f158, f159, f160, f161, f162, f163, f164, f165, f166, f167, f168, f169, f170, f171, f172, f173, f174, f175, f176, f177, f178, f179, f180, f181, f182, f183, f184, f185, f186, f187, f188, f189, f190, f191, f192, f193, f194, f195, f196, f197, f198, f199, f200, f201, f202, f203, f204, f205, f206, f207, f208, f209, f210, f211, f212, f213, f214, f215, f216, f217, f218, f219, f220, f221, f222, f223, f224, f225, f226, f227, f228, f229, f230, f231, f232, f233, f234, f235, f236, f237, f238, f239, f240, f241, f242, f243, f244, f245, f246, f247, f248, f249, f250, f251, f252, f253, f254, f255, f256, f257, f258, f259, f260, f261, f262, f263, f264, f265, f266, f267, f268, f269, f270, f271, f272, f273, f274, f275, f276, f277, f278, f279, f280, f281, f282, f283, f284, f285, f286, f287, f288, f289, f290, f291, f292, f293, f294, f295, f296, f297, f298, f299, f300, f301, f302, f303, f304, f305, f306, f307, f308, f309, f310, f311, f312, f313, f314, f315, f316, f317, f318, f319, f320, f321, f322, f323, f324);
+            return new AllFields(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72, f73, f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90, f91, f92, f93, f94, f95, f96, f97, f98, f99, f100, f101, f102, f103, f104, f105, f106, f107, f108, f109, f110, f111, f112, f113, f114, f115, f116, f117, f118, f119, f120, f121, f122, f123, f124, f125, f126, f127, f128, f129, f130, f131, f132, f133, f134, f135, f136, f137, f138, f139, f140, f141, f142, f143, f144, f145, f146, f147, f148, f149, f150, f151, f152, f153, f154, f155, f156, f157, f158, f159, f160, f161, f162, f163, f164, f165, f166, f167, f168, f169, f170, f171, f172, f173, f174, f175, f176, f177, f178, f179, f180, f181, f182, f183, f184, f185, f186, f187, f188, f189, f190, f191, f192, f193, f194, f195, f196, f197, f198, f199, f200, f201, f202, f203, f204, f205, f206, f207, f208, f209, f210, f211, f212, f213, f214, f215, f216, f217, f218, f219, f220, f221, f222, f223, f224, f225, f226, f227, f228, f229, f230, f231, f232, f233, f234, f235, f236, f237, f238, f239, f240, f241, f242, f243, f244, f245, f246, f247, f248, f249, f250, f251, f252, f253, f254, f255, f256, f257, f258, f259, f260, f261, f262, f263, f264, f265, f266, f267, f268, f269, f270, f271, f272, f273, f274, f275, f276, f277, f278, f279, f280, f281, f282, f283, f284, f285, f286, f287, f288, f289, f290, f291, f292, f293, f294, f295, f296, f297, f298, f299, f300, f301, f302, f303, f304, f305, f306, f307, f308, f309, f310, f311, f312, f313, f314, f315, f316, f317, f318, f319, f320, f321, f322, f323, f324, f325, f326, f327, f328, f329, f330, f331, f332, f333, f334, f335);
+        }
+
+        internal static AllFields ReadAllFields(GentableBinary r)
+        {
+            return new AllFields(r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32());
         }
 
         internal static void WriteAllFields(global::System.Text.StringBuilder sb, AllFields r)
@@ -1792,6 +1852,7 @@ namespace Reserved.Types
             if (r.Assert != null) { GentableCanonical.Key(sb, ref first, "\"assert\":"); GentableCanonical.WriteSigned(sb, r.Assert.Value); }
             if (r.Asserts != null) { GentableCanonical.Key(sb, ref first, "\"asserts\":"); GentableCanonical.WriteSigned(sb, r.Asserts.Value); }
             if (r.Async != null) { GentableCanonical.Key(sb, ref first, "\"async\":"); GentableCanonical.WriteSigned(sb, r.Async.Value); }
+            if (r.At != null) { GentableCanonical.Key(sb, ref first, "\"at\":"); GentableCanonical.WriteSigned(sb, r.At.Value); }
             if (r.Await != null) { GentableCanonical.Key(sb, ref first, "\"await\":"); GentableCanonical.WriteSigned(sb, r.Await.Value); }
             if (r.Base != null) { GentableCanonical.Key(sb, ref first, "\"base\":"); GentableCanonical.WriteSigned(sb, r.Base.Value); }
             if (r.Become != null) { GentableCanonical.Key(sb, ref first, "\"become\":"); GentableCanonical.WriteSigned(sb, r.Become.Value); }
@@ -1802,6 +1863,7 @@ namespace Reserved.Types
             if (r.Break != null) { GentableCanonical.Key(sb, ref first, "\"break\":"); GentableCanonical.WriteSigned(sb, r.Break.Value); }
             if (r.By != null) { GentableCanonical.Key(sb, ref first, "\"by\":"); GentableCanonical.WriteSigned(sb, r.By.Value); }
             if (r.Byte != null) { GentableCanonical.Key(sb, ref first, "\"byte\":"); GentableCanonical.WriteSigned(sb, r.Byte.Value); }
+            if (r.Candidate != null) { GentableCanonical.Key(sb, ref first, "\"candidate\":"); GentableCanonical.WriteSigned(sb, r.Candidate.Value); }
             if (r.Case != null) { GentableCanonical.Key(sb, ref first, "\"case\":"); GentableCanonical.WriteSigned(sb, r.Case.Value); }
             if (r.Catch != null) { GentableCanonical.Key(sb, ref first, "\"catch\":"); GentableCanonical.WriteSigned(sb, r.Catch.Value); }
             if (r.Char != null) { GentableCanonical.Key(sb, ref first, "\"char\":"); GentableCanonical.WriteSigned(sb, r.Char.Value); }
@@ -1844,13 +1906,16 @@ namespace Reserved.Types
             if (r.Fn != null) { GentableCanonical.Key(sb, ref first, "\"fn\":"); GentableCanonical.WriteSigned(sb, r.Fn.Value); }
             if (r.For != null) { GentableCanonical.Key(sb, ref first, "\"for\":"); GentableCanonical.WriteSigned(sb, r.For.Value); }
             if (r.Foreach != null) { GentableCanonical.Key(sb, ref first, "\"foreach\":"); GentableCanonical.WriteSigned(sb, r.Foreach.Value); }
+            if (r.Found != null) { GentableCanonical.Key(sb, ref first, "\"found\":"); GentableCanonical.WriteSigned(sb, r.Found.Value); }
             if (r.Function != null) { GentableCanonical.Key(sb, ref first, "\"function\":"); GentableCanonical.WriteSigned(sb, r.Function.Value); }
             if (r.Gen != null) { GentableCanonical.Key(sb, ref first, "\"gen\":"); GentableCanonical.WriteSigned(sb, r.Gen.Value); }
+            if (r.GentableRow != null) { GentableCanonical.Key(sb, ref first, "\"gentableRow\":"); GentableCanonical.WriteSigned(sb, r.GentableRow.Value); }
             if (r.Get != null) { GentableCanonical.Key(sb, ref first, "\"get\":"); GentableCanonical.WriteSigned(sb, r.Get.Value); }
             if (r.Global != null) { GentableCanonical.Key(sb, ref first, "\"global\":"); GentableCanonical.WriteSigned(sb, r.Global.Value); }
             if (r.GlobalThis != null) { GentableCanonical.Key(sb, ref first, "\"globalThis\":"); GentableCanonical.WriteSigned(sb, r.GlobalThis.Value); }
             if (r.Goto != null) { GentableCanonical.Key(sb, ref first, "\"goto\":"); GentableCanonical.WriteSigned(sb, r.Goto.Value); }
             if (r.Group != null) { GentableCanonical.Key(sb, ref first, "\"group\":"); GentableCanonical.WriteSigned(sb, r.Group.Value); }
+            if (r.Has != null) { GentableCanonical.Key(sb, ref first, "\"has\":"); GentableCanonical.WriteSigned(sb, r.Has.Value); }
             if (r.HasOwnProperty != null) { GentableCanonical.Key(sb, ref first, "\"hasOwnProperty\":"); GentableCanonical.WriteSigned(sb, r.HasOwnProperty.Value); }
             if (r.I128 != null) { GentableCanonical.Key(sb, ref first, "\"i128\":"); GentableCanonical.WriteSigned(sb, r.I128.Value); }
             if (r.I16 != null) { GentableCanonical.Key(sb, ref first, "\"i16\":"); GentableCanonical.WriteSigned(sb, r.I16.Value); }
@@ -1874,9 +1939,11 @@ namespace Reserved.Types
             if (r.IsPrototypeOf != null) { GentableCanonical.Key(sb, ref first, "\"isPrototypeOf\":"); GentableCanonical.WriteSigned(sb, r.IsPrototypeOf.Value); }
             if (r.Isize != null) { GentableCanonical.Key(sb, ref first, "\"isize\":"); GentableCanonical.WriteSigned(sb, r.Isize.Value); }
             if (r.Join != null) { GentableCanonical.Key(sb, ref first, "\"join\":"); GentableCanonical.WriteSigned(sb, r.Join.Value); }
+            if (r.Key != null) { GentableCanonical.Key(sb, ref first, "\"key\":"); GentableCanonical.WriteSigned(sb, r.Key.Value); }
             if (r.Keyof != null) { GentableCanonical.Key(sb, ref first, "\"keyof\":"); GentableCanonical.WriteSigned(sb, r.Keyof.Value); }
             if (r.Let != null) { GentableCanonical.Key(sb, ref first, "\"let\":"); GentableCanonical.WriteSigned(sb, r.Let.Value); }
             if (r.Lib != null) { GentableCanonical.Key(sb, ref first, "\"lib\":"); GentableCanonical.WriteSigned(sb, r.Lib.Value); }
+            if (r.List != null) { GentableCanonical.Key(sb, ref first, "\"list\":"); GentableCanonical.WriteSigned(sb, r.List.Value); }
             if (r.Lock != null) { GentableCanonical.Key(sb, ref first, "\"lock\":"); GentableCanonical.WriteSigned(sb, r.Lock.Value); }
             if (r.Long != null) { GentableCanonical.Key(sb, ref first, "\"long\":"); GentableCanonical.WriteSigned(sb, r.Long.Value); }
             if (r.Loop != null) { GentableCanonical.Key(sb, ref first, "\"loop\":"); GentableCanonical.WriteSigned(sb, r.Loop.Value); }
@@ -1909,6 +1976,7 @@ namespace Reserved.Types
             if (r.Package != null) { GentableCanonical.Key(sb, ref first, "\"package\":"); GentableCanonical.WriteSigned(sb, r.Package.Value); }
             if (r.Params != null) { GentableCanonical.Key(sb, ref first, "\"params\":"); GentableCanonical.WriteSigned(sb, r.Params.Value); }
             if (r.Partial != null) { GentableCanonical.Key(sb, ref first, "\"partial\":"); GentableCanonical.WriteSigned(sb, r.Partial.Value); }
+            if (r.Parts != null) { GentableCanonical.Key(sb, ref first, "\"parts\":"); GentableCanonical.WriteSigned(sb, r.Parts.Value); }
             if (r.Priv != null) { GentableCanonical.Key(sb, ref first, "\"priv\":"); GentableCanonical.WriteSigned(sb, r.Priv.Value); }
             if (r.Private != null) { GentableCanonical.Key(sb, ref first, "\"private\":"); GentableCanonical.WriteSigned(sb, r.Private.Value); }
             if (r.ProcMacro != null) { GentableCanonical.Key(sb, ref first, "\"proc_macro\":"); GentableCanonical.WriteSigned(sb, r.ProcMacro.Value); }
@@ -1926,6 +1994,8 @@ namespace Reserved.Types
             if (r.Require != null) { GentableCanonical.Key(sb, ref first, "\"require\":"); GentableCanonical.WriteSigned(sb, r.Require.Value); }
             if (r.Required != null) { GentableCanonical.Key(sb, ref first, "\"required\":"); GentableCanonical.WriteSigned(sb, r.Required.Value); }
             if (r.Return != null) { GentableCanonical.Key(sb, ref first, "\"return\":"); GentableCanonical.WriteSigned(sb, r.Return.Value); }
+            if (r.Row != null) { GentableCanonical.Key(sb, ref first, "\"row\":"); GentableCanonical.WriteSigned(sb, r.Row.Value); }
+            if (r.Rows != null) { GentableCanonical.Key(sb, ref first, "\"rows\":"); GentableCanonical.WriteSigned(sb, r.Rows.Value); }
             if (r.Safe != null) { GentableCanonical.Key(sb, ref first, "\"safe\":"); GentableCanonical.WriteSigned(sb, r.Safe.Value); }
             if (r.Satisfies != null) { GentableCanonical.Key(sb, ref first, "\"satisfies\":"); GentableCanonical.WriteSigned(sb, r.Satisfies.Value); }
             if (r.Sbyte != null) { GentableCanonical.Key(sb, ref first, "\"sbyte\":"); GentableCanonical.WriteSigned(sb, r.Sbyte.Value); }
@@ -1944,6 +2014,7 @@ namespace Reserved.Types
             if (r.Super != null) { GentableCanonical.Key(sb, ref first, "\"super\":"); GentableCanonical.WriteSigned(sb, r.Super.Value); }
             if (r.Switch != null) { GentableCanonical.Key(sb, ref first, "\"switch\":"); GentableCanonical.WriteSigned(sb, r.Switch.Value); }
             if (r.Symbol != null) { GentableCanonical.Key(sb, ref first, "\"symbol\":"); GentableCanonical.WriteSigned(sb, r.Symbol.Value); }
+            if (r.Table != null) { GentableCanonical.Key(sb, ref first, "\"table\":"); GentableCanonical.WriteSigned(sb, r.Table.Value); }
             if (r.Test != null) { GentableCanonical.Key(sb, ref first, "\"test\":"); GentableCanonical.WriteSigned(sb, r.Test.Value); }
             if (r.This != null) { GentableCanonical.Key(sb, ref first, "\"this\":"); GentableCanonical.WriteSigned(sb, r.This.Value); }
             if (r.Throw != null) { GentableCanonical.Key(sb, ref first, "\"throw\":"); GentableCanonical.WriteSigned(sb, r.Throw.Value); }

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Alloc(f0);
         }
 
+        internal static Alloc ReadAlloc(GentableBinary r)
+        {
+            return new Alloc(r.ReadI32());
+        }
+
         internal static void WriteAlloc(global::System.Text.StringBuilder sb, Alloc r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new And(f0);
         }
 
+        internal static And ReadAnd(GentableBinary r)
+        {
+            return new And(r.ReadI32());
+        }
+
         internal static void WriteAnd(global::System.Text.StringBuilder sb, And r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Any(f0);
         }
 
+        internal static Any ReadAny(GentableBinary r)
+        {
+            return new Any(r.ReadI32());
+        }
+
         internal static void WriteAny(global::System.Text.StringBuilder sb, Any r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Arguments(f0);
         }
 
+        internal static Arguments ReadArguments(GentableBinary r)
+        {
+            return new Arguments(r.ReadI32());
+        }
+
         internal static void WriteArguments(global::System.Text.StringBuilder sb, Arguments r)
         {
             sb.Append('{');

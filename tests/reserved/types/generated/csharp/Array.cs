@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Array(f0);
         }
 
+        internal static Array ReadArray(GentableBinary r)
+        {
+            return new Array(r.ReadI32());
+        }
+
         internal static void WriteArray(global::System.Text.StringBuilder sb, Array r)
         {
             sb.Append('{');

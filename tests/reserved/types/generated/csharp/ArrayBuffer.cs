@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ArrayBuffer(f0);
         }
 
+        internal static ArrayBuffer ReadArrayBuffer(GentableBinary r)
+        {
+            return new ArrayBuffer(r.ReadI32());
+        }
+
         internal static void WriteArrayBuffer(global::System.Text.StringBuilder sb, ArrayBuffer r)
         {
             sb.Append('{');

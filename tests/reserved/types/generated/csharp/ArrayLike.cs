@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ArrayLike(f0);
         }
 
+        internal static ArrayLike ReadArrayLike(GentableBinary r)
+        {
+            return new ArrayLike(r.ReadI32());
+        }
+
         internal static void WriteArrayLike(global::System.Text.StringBuilder sb, ArrayLike r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new As(f0);
         }
 
+        internal static As ReadAs(GentableBinary r)
+        {
+            return new As(r.ReadI32());
+        }
+
         internal static void WriteAs(global::System.Text.StringBuilder sb, As r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new AsMut(f0);
         }
 
+        internal static AsMut ReadAsMut(GentableBinary r)
+        {
+            return new AsMut(r.ReadI32());
+        }
+
         internal static void WriteAsMut(global::System.Text.StringBuilder sb, AsMut r)
         {
             sb.Append('{');

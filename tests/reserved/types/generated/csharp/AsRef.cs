@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new AsRef(f0);
         }
 
+        internal static AsRef ReadAsRef(GentableBinary r)
+        {
+            return new AsRef(r.ReadI32());
+        }
+
         internal static void WriteAsRef(global::System.Text.StringBuilder sb, AsRef r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Ascending(f0);
         }
 
+        internal static Ascending ReadAscending(GentableBinary r)
+        {
+            return new Ascending(r.ReadI32());
+        }
+
         internal static void WriteAscending(global::System.Text.StringBuilder sb, Ascending r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Assert(f0);
         }
 
+        internal static Assert ReadAssert(GentableBinary r)
+        {
+            return new Assert(r.ReadI32());
+        }
+
         internal static void WriteAssert(global::System.Text.StringBuilder sb, Assert r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Asserts(f0);
         }
 
+        internal static Asserts ReadAsserts(GentableBinary r)
+        {
+            return new Asserts(r.ReadI32());
+        }
+
         internal static void WriteAsserts(global::System.Text.StringBuilder sb, Asserts r)
         {
             sb.Append('{');

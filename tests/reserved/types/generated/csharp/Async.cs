@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Async(f0);
         }
 
+        internal static Async ReadAsync(GentableBinary r)
+        {
+            return new Async(r.ReadI32());
+        }
+
         internal static void WriteAsync(global::System.Text.StringBuilder sb, Async r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Aux(f0);
         }
 
+        internal static Aux ReadAux(GentableBinary r)
+        {
+            return new Aux(r.ReadI32());
+        }
+
         internal static void WriteAux(global::System.Text.StringBuilder sb, Aux r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Await(f0);
         }
 
+        internal static Await ReadAwait(GentableBinary r)
+        {
+            return new Await(r.ReadI32());
+        }
+
         internal static void WriteAwait(global::System.Text.StringBuilder sb, Await r)
         {
             sb.Append('{');

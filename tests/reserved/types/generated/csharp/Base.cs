@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Base(f0);
         }
 
+        internal static Base ReadBase(GentableBinary r)
+        {
+            return new Base(r.ReadI32());
+        }
+
         internal static void WriteBase(global::System.Text.StringBuilder sb, Base r)
         {
             sb.Append('{');

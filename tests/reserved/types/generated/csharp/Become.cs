@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Become(f0);
         }
 
+        internal static Become ReadBecome(GentableBinary r)
+        {
+            return new Become(r.ReadI32());
+        }
+
         internal static void WriteBecome(global::System.Text.StringBuilder sb, Become r)
         {
             sb.Append('{');

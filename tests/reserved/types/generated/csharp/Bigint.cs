@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Bigint(f0);
         }
 
+        internal static Bigint ReadBigint(GentableBinary r)
+        {
+            return new Bigint(r.ReadI32());
+        }
+
         internal static void WriteBigint(global::System.Text.StringBuilder sb, Bigint r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Bool(f0);
         }
 
+        internal static Bool ReadBool(GentableBinary r)
+        {
+            return new Bool(r.ReadI32());
+        }
+
         internal static void WriteBool(global::System.Text.StringBuilder sb, Bool r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Boolean(f0);
         }
 
+        internal static Boolean ReadBoolean(GentableBinary r)
+        {
+            return new Boolean(r.ReadI32());
+        }
+
         internal static void WriteBoolean(global::System.Text.StringBuilder sb, Boolean r)
         {
             sb.Append('{');

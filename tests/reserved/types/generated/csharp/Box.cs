@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Box(f0);
         }
 
+        internal static Box ReadBox(GentableBinary r)
+        {
+            return new Box(r.ReadI32());
+        }
+
         internal static void WriteBox(global::System.Text.StringBuilder sb, Box r)
         {
             sb.Append('{');

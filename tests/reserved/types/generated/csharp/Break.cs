@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Break(f0);
         }
 
+        internal static Break ReadBreak(GentableBinary r)
+        {
+            return new Break(r.ReadI32());
+        }
+
         internal static void WriteBreak(global::System.Text.StringBuilder sb, Break r)
         {
             sb.Append('{');

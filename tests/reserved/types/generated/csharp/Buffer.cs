@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Buffer(f0);
         }
 
+        internal static Buffer ReadBuffer(GentableBinary r)
+        {
+            return new Buffer(r.ReadI32());
+        }
+
         internal static void WriteBuffer(global::System.Text.StringBuilder sb, Buffer r)
         {
             sb.Append('{');

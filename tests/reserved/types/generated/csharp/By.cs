@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new By(f0);
         }
 
+        internal static By ReadBy(GentableBinary r)
+        {
+            return new By(r.ReadI32());
+        }
+
         internal static void WriteBy(global::System.Text.StringBuilder sb, By r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Byte(f0);
         }
 
+        internal static Byte ReadByte(GentableBinary r)
+        {
+            return new Byte(r.ReadI32());
+        }
+
         internal static void WriteByte(global::System.Text.StringBuilder sb, Byte r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Case(f0);
         }
 
+        internal static Case ReadCase(GentableBinary r)
+        {
+            return new Case(r.ReadI32());
+        }
+
         internal static void WriteCase(global::System.Text.StringBuilder sb, Case r)
         {
             sb.Append('{');

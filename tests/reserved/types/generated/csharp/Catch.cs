@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Catch(f0);
         }
 
+        internal static Catch ReadCatch(GentableBinary r)
+        {
+            return new Catch(r.ReadI32());
+        }
+
         internal static void WriteCatch(global::System.Text.StringBuilder sb, Catch r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Char(f0);
         }
 
+        internal static Char ReadChar(GentableBinary r)
+        {
+            return new Char(r.ReadI32());
+        }
+
         internal static void WriteChar(global::System.Text.StringBuilder sb, Char r)
         {
             sb.Append('{');

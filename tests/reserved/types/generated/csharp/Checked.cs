@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Checked(f0);
         }
 
+        internal static Checked ReadChecked(GentableBinary r)
+        {
+            return new Checked(r.ReadI32());
+        }
+
         internal static void WriteChecked(global::System.Text.StringBuilder sb, Checked r)
         {
             sb.Append('{');

@@ -4560,13 +4560,167 @@ namespace Reserved.Types
                 this.V = v;
             }
         }
+
+        public sealed partial class Has : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "has"; } }
+
+            /// <summary>Creates a <see cref="Has"/> from its fields.</summary>
+            public Has(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class Row : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "row"; } }
+
+            /// <summary>Creates a <see cref="Row"/> from its fields.</summary>
+            public Row(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class Found : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "found"; } }
+
+            /// <summary>Creates a <see cref="Found"/> from its fields.</summary>
+            public Found(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class Candidate : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "candidate"; } }
+
+            /// <summary>Creates a <see cref="Candidate"/> from its fields.</summary>
+            public Candidate(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class List : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "list"; } }
+
+            /// <summary>Creates a <see cref="List"/> from its fields.</summary>
+            public List(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class GentableRow : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "gentableRow"; } }
+
+            /// <summary>Creates a <see cref="GentableRow"/> from its fields.</summary>
+            public GentableRow(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class Rows : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "rows"; } }
+
+            /// <summary>Creates a <see cref="Rows"/> from its fields.</summary>
+            public Rows(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class Table : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "table"; } }
+
+            /// <summary>Creates a <see cref="Table"/> from its fields.</summary>
+            public Table(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class Key : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "key"; } }
+
+            /// <summary>Creates a <see cref="Key"/> from its fields.</summary>
+            public Key(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class Parts : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "parts"; } }
+
+            /// <summary>Creates a <see cref="Parts"/> from its fields.</summary>
+            public Parts(int? v)
+            {
+                this.V = v;
+            }
+        }
+
+        public sealed partial class At : Choice
+        {
+            public int? V { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "at"; } }
+
+            /// <summary>Creates a <see cref="At"/> from its fields.</summary>
+            public At(int? v)
+            {
+                this.V = v;
+            }
+        }
     }
 
     internal static partial class GentableCodec
     {
         private static readonly GentableKeys DiscriminatorChoice = new GentableKeys(new string[] { "kind" }, new bool[] { true });
 
-        private static readonly GentableKeys KindsChoice = new GentableKeys(new string[] { "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$" }, null);
+        private static readonly GentableKeys KindsChoice = new GentableKeys(new string[] { "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$", "has", "row", "found", "candidate", "list", "gentableRow", "rows", "table", "key", "parts", "at" }, null);
 
         // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
         private static GentableKeys KeysChoice_0;
@@ -5543,9 +5697,42 @@ namespace Reserved.Types
         // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
         private static GentableKeys KeysChoice_324;
 
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_325;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_326;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_327;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_328;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_329;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_330;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_331;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_332;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_333;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_334;
+
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_335;
+
         internal static Choice ReadChoice(GentableReader r)
         {
-            switch (r.PeekKind(DiscriminatorChoice, KindsChoice, "one of the Choice kinds as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$"))
+            switch (r.PeekKind(DiscriminatorChoice, KindsChoice, "one of the Choice kinds as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at"))
             {
                 case 0:
                 {
@@ -10097,6 +10284,504 @@ namespace Reserved.Types
                     }
                     return new Choice.ClockU0024(f0);
                 }
+                case 325:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_325 ?? GentableKeys.Once(ref KeysChoice_325, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Has(f0);
+                }
+                case 326:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_326 ?? GentableKeys.Once(ref KeysChoice_326, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Row(f0);
+                }
+                case 327:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_327 ?? GentableKeys.Once(ref KeysChoice_327, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Found(f0);
+                }
+                case 328:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_328 ?? GentableKeys.Once(ref KeysChoice_328, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Candidate(f0);
+                }
+                case 329:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_329 ?? GentableKeys.Once(ref KeysChoice_329, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.List(f0);
+                }
+                case 330:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_330 ?? GentableKeys.Once(ref KeysChoice_330, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.GentableRow(f0);
+                }
+                case 331:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_331 ?? GentableKeys.Once(ref KeysChoice_331, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Rows(f0);
+                }
+                case 332:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_332 ?? GentableKeys.Once(ref KeysChoice_332, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Table(f0);
+                }
+                case 333:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_333 ?? GentableKeys.Once(ref KeysChoice_333, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Key(f0);
+                }
+                case 334:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_334 ?? GentableKeys.Once(ref KeysChoice_334, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.Parts(f0);
+                }
+                case 335:
+                {
+                    int? f0 = default(int?);
+                    r.BeginObject(KeysChoice_335 ?? GentableKeys.Once(ref KeysChoice_335, new string[] { "kind", "v" }, new bool[] { true, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                            case 1: f0 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.At(f0);
+                }
+                default: throw new global::System.InvalidOperationException();
+            }
+        }
+
+        internal static Choice ReadChoice(GentableBinary r)
+        {
+            switch (r.Index(336, "Choice"))
+            {
+                case 0: return new Choice.As(r.TryNull() ? default(int?) : r.ReadI32());
+                case 1: return new Choice.Break(r.TryNull() ? default(int?) : r.ReadI32());
+                case 2: return new Choice.Const(r.TryNull() ? default(int?) : r.ReadI32());
+                case 3: return new Choice.Continue(r.TryNull() ? default(int?) : r.ReadI32());
+                case 4: return new Choice.Crate(r.TryNull() ? default(int?) : r.ReadI32());
+                case 5: return new Choice.Else(r.TryNull() ? default(int?) : r.ReadI32());
+                case 6: return new Choice.Enum(r.TryNull() ? default(int?) : r.ReadI32());
+                case 7: return new Choice.Extern(r.TryNull() ? default(int?) : r.ReadI32());
+                case 8: return new Choice.False(r.TryNull() ? default(int?) : r.ReadI32());
+                case 9: return new Choice.Fn(r.TryNull() ? default(int?) : r.ReadI32());
+                case 10: return new Choice.For(r.TryNull() ? default(int?) : r.ReadI32());
+                case 11: return new Choice.If(r.TryNull() ? default(int?) : r.ReadI32());
+                case 12: return new Choice.Impl(r.TryNull() ? default(int?) : r.ReadI32());
+                case 13: return new Choice.In(r.TryNull() ? default(int?) : r.ReadI32());
+                case 14: return new Choice.Let(r.TryNull() ? default(int?) : r.ReadI32());
+                case 15: return new Choice.Loop(r.TryNull() ? default(int?) : r.ReadI32());
+                case 16: return new Choice.Match(r.TryNull() ? default(int?) : r.ReadI32());
+                case 17: return new Choice.Mod(r.TryNull() ? default(int?) : r.ReadI32());
+                case 18: return new Choice.Move(r.TryNull() ? default(int?) : r.ReadI32());
+                case 19: return new Choice.Mut(r.TryNull() ? default(int?) : r.ReadI32());
+                case 20: return new Choice.Pub(r.TryNull() ? default(int?) : r.ReadI32());
+                case 21: return new Choice.Ref(r.TryNull() ? default(int?) : r.ReadI32());
+                case 22: return new Choice.Return(r.TryNull() ? default(int?) : r.ReadI32());
+                case 23: return new Choice.Self(r.TryNull() ? default(int?) : r.ReadI32());
+                case 24: return new Choice.Static(r.TryNull() ? default(int?) : r.ReadI32());
+                case 25: return new Choice.Struct(r.TryNull() ? default(int?) : r.ReadI32());
+                case 26: return new Choice.Super(r.TryNull() ? default(int?) : r.ReadI32());
+                case 27: return new Choice.Trait(r.TryNull() ? default(int?) : r.ReadI32());
+                case 28: return new Choice.True(r.TryNull() ? default(int?) : r.ReadI32());
+                case 29: return new Choice.Type(r.TryNull() ? default(int?) : r.ReadI32());
+                case 30: return new Choice.Unsafe(r.TryNull() ? default(int?) : r.ReadI32());
+                case 31: return new Choice.Use(r.TryNull() ? default(int?) : r.ReadI32());
+                case 32: return new Choice.Where(r.TryNull() ? default(int?) : r.ReadI32());
+                case 33: return new Choice.While(r.TryNull() ? default(int?) : r.ReadI32());
+                case 34: return new Choice.Async(r.TryNull() ? default(int?) : r.ReadI32());
+                case 35: return new Choice.Await(r.TryNull() ? default(int?) : r.ReadI32());
+                case 36: return new Choice.Dyn(r.TryNull() ? default(int?) : r.ReadI32());
+                case 37: return new Choice.Abstract(r.TryNull() ? default(int?) : r.ReadI32());
+                case 38: return new Choice.Become(r.TryNull() ? default(int?) : r.ReadI32());
+                case 39: return new Choice.Box(r.TryNull() ? default(int?) : r.ReadI32());
+                case 40: return new Choice.Do(r.TryNull() ? default(int?) : r.ReadI32());
+                case 41: return new Choice.Final(r.TryNull() ? default(int?) : r.ReadI32());
+                case 42: return new Choice.Macro(r.TryNull() ? default(int?) : r.ReadI32());
+                case 43: return new Choice.Override(r.TryNull() ? default(int?) : r.ReadI32());
+                case 44: return new Choice.Priv(r.TryNull() ? default(int?) : r.ReadI32());
+                case 45: return new Choice.Typeof(r.TryNull() ? default(int?) : r.ReadI32());
+                case 46: return new Choice.Unsized(r.TryNull() ? default(int?) : r.ReadI32());
+                case 47: return new Choice.Virtual(r.TryNull() ? default(int?) : r.ReadI32());
+                case 48: return new Choice.Yield(r.TryNull() ? default(int?) : r.ReadI32());
+                case 49: return new Choice.Try(r.TryNull() ? default(int?) : r.ReadI32());
+                case 50: return new Choice.Gen(r.TryNull() ? default(int?) : r.ReadI32());
+                case 51: return new Choice.Union(r.TryNull() ? default(int?) : r.ReadI32());
+                case 52: return new Choice.MacroRules(r.TryNull() ? default(int?) : r.ReadI32());
+                case 53: return new Choice.Raw(r.TryNull() ? default(int?) : r.ReadI32());
+                case 54: return new Choice.Safe(r.TryNull() ? default(int?) : r.ReadI32());
+                case 55: return new Choice.Option(r.TryNull() ? default(int?) : r.ReadI32());
+                case 56: return new Choice.Some(r.TryNull() ? default(int?) : r.ReadI32());
+                case 57: return new Choice.None(r.TryNull() ? default(int?) : r.ReadI32());
+                case 58: return new Choice.Result(r.TryNull() ? default(int?) : r.ReadI32());
+                case 59: return new Choice.Ok(r.TryNull() ? default(int?) : r.ReadI32());
+                case 60: return new Choice.Err(r.TryNull() ? default(int?) : r.ReadI32());
+                case 61: return new Choice.Vec(r.TryNull() ? default(int?) : r.ReadI32());
+                case 62: return new Choice.String(r.TryNull() ? default(int?) : r.ReadI32());
+                case 63: return new Choice.ToString_(r.TryNull() ? default(int?) : r.ReadI32());
+                case 64: return new Choice.ToOwned(r.TryNull() ? default(int?) : r.ReadI32());
+                case 65: return new Choice.Clone(r.TryNull() ? default(int?) : r.ReadI32());
+                case 66: return new Choice.Copy(r.TryNull() ? default(int?) : r.ReadI32());
+                case 67: return new Choice.Send(r.TryNull() ? default(int?) : r.ReadI32());
+                case 68: return new Choice.Sync(r.TryNull() ? default(int?) : r.ReadI32());
+                case 69: return new Choice.Sized(r.TryNull() ? default(int?) : r.ReadI32());
+                case 70: return new Choice.Unpin(r.TryNull() ? default(int?) : r.ReadI32());
+                case 71: return new Choice.Drop(r.TryNull() ? default(int?) : r.ReadI32());
+                case 72: return new Choice.FnMut(r.TryNull() ? default(int?) : r.ReadI32());
+                case 73: return new Choice.FnOnce(r.TryNull() ? default(int?) : r.ReadI32());
+                case 74: return new Choice.Iterator(r.TryNull() ? default(int?) : r.ReadI32());
+                case 75: return new Choice.IntoIterator(r.TryNull() ? default(int?) : r.ReadI32());
+                case 76: return new Choice.DoubleEndedIterator(r.TryNull() ? default(int?) : r.ReadI32());
+                case 77: return new Choice.ExactSizeIterator(r.TryNull() ? default(int?) : r.ReadI32());
+                case 78: return new Choice.Extend(r.TryNull() ? default(int?) : r.ReadI32());
+                case 79: return new Choice.Default(r.TryNull() ? default(int?) : r.ReadI32());
+                case 80: return new Choice.Eq(r.TryNull() ? default(int?) : r.ReadI32());
+                case 81: return new Choice.PartialEq(r.TryNull() ? default(int?) : r.ReadI32());
+                case 82: return new Choice.Ord(r.TryNull() ? default(int?) : r.ReadI32());
+                case 83: return new Choice.PartialOrd(r.TryNull() ? default(int?) : r.ReadI32());
+                case 84: return new Choice.AsRef(r.TryNull() ? default(int?) : r.ReadI32());
+                case 85: return new Choice.AsMut(r.TryNull() ? default(int?) : r.ReadI32());
+                case 86: return new Choice.Into(r.TryNull() ? default(int?) : r.ReadI32());
+                case 87: return new Choice.From(r.TryNull() ? default(int?) : r.ReadI32());
+                case 88: return new Choice.TryFrom(r.TryNull() ? default(int?) : r.ReadI32());
+                case 89: return new Choice.TryInto(r.TryNull() ? default(int?) : r.ReadI32());
+                case 90: return new Choice.FromIterator(r.TryNull() ? default(int?) : r.ReadI32());
+                case 91: return new Choice.Debug(r.TryNull() ? default(int?) : r.ReadI32());
+                case 92: return new Choice.Hash(r.TryNull() ? default(int?) : r.ReadI32());
+                case 93: return new Choice.Display(r.TryNull() ? default(int?) : r.ReadI32());
+                case 94: return new Choice.Lib(r.TryNull() ? default(int?) : r.ReadI32());
+                case 95: return new Choice.Main(r.TryNull() ? default(int?) : r.ReadI32());
+                case 96: return new Choice.Core(r.TryNull() ? default(int?) : r.ReadI32());
+                case 97: return new Choice.Std(r.TryNull() ? default(int?) : r.ReadI32());
+                case 98: return new Choice.Alloc(r.TryNull() ? default(int?) : r.ReadI32());
+                case 99: return new Choice.ProcMacro(r.TryNull() ? default(int?) : r.ReadI32());
+                case 100: return new Choice.Test(r.TryNull() ? default(int?) : r.ReadI32());
+                case 101: return new Choice.Bool(r.TryNull() ? default(int?) : r.ReadI32());
+                case 102: return new Choice.Char(r.TryNull() ? default(int?) : r.ReadI32());
+                case 103: return new Choice.Str(r.TryNull() ? default(int?) : r.ReadI32());
+                case 104: return new Choice.I8(r.TryNull() ? default(int?) : r.ReadI32());
+                case 105: return new Choice.I16(r.TryNull() ? default(int?) : r.ReadI32());
+                case 106: return new Choice.I32(r.TryNull() ? default(int?) : r.ReadI32());
+                case 107: return new Choice.I64(r.TryNull() ? default(int?) : r.ReadI32());
+                case 108: return new Choice.I128(r.TryNull() ? default(int?) : r.ReadI32());
+                case 109: return new Choice.Isize(r.TryNull() ? default(int?) : r.ReadI32());
+                case 110: return new Choice.U8(r.TryNull() ? default(int?) : r.ReadI32());
+                case 111: return new Choice.U16(r.TryNull() ? default(int?) : r.ReadI32());
+                case 112: return new Choice.U32(r.TryNull() ? default(int?) : r.ReadI32());
+                case 113: return new Choice.U64(r.TryNull() ? default(int?) : r.ReadI32());
+                case 114: return new Choice.U128(r.TryNull() ? default(int?) : r.ReadI32());
+                case 115: return new Choice.Usize(r.TryNull() ? default(int?) : r.ReadI32());
+                case 116: return new Choice.F32(r.TryNull() ? default(int?) : r.ReadI32());
+                case 117: return new Choice.F64(r.TryNull() ? default(int?) : r.ReadI32());
+                case 118: return new Choice.Base(r.TryNull() ? default(int?) : r.ReadI32());
+                case 119: return new Choice.Byte(r.TryNull() ? default(int?) : r.ReadI32());
+                case 120: return new Choice.Case(r.TryNull() ? default(int?) : r.ReadI32());
+                case 121: return new Choice.Catch(r.TryNull() ? default(int?) : r.ReadI32());
+                case 122: return new Choice.Checked(r.TryNull() ? default(int?) : r.ReadI32());
+                case 123: return new Choice.Class(r.TryNull() ? default(int?) : r.ReadI32());
+                case 124: return new Choice.Decimal(r.TryNull() ? default(int?) : r.ReadI32());
+                case 125: return new Choice.Delegate(r.TryNull() ? default(int?) : r.ReadI32());
+                case 126: return new Choice.Double(r.TryNull() ? default(int?) : r.ReadI32());
+                case 127: return new Choice.Event(r.TryNull() ? default(int?) : r.ReadI32());
+                case 128: return new Choice.Explicit(r.TryNull() ? default(int?) : r.ReadI32());
+                case 129: return new Choice.Finally(r.TryNull() ? default(int?) : r.ReadI32());
+                case 130: return new Choice.Fixed(r.TryNull() ? default(int?) : r.ReadI32());
+                case 131: return new Choice.Float(r.TryNull() ? default(int?) : r.ReadI32());
+                case 132: return new Choice.Foreach(r.TryNull() ? default(int?) : r.ReadI32());
+                case 133: return new Choice.Goto(r.TryNull() ? default(int?) : r.ReadI32());
+                case 134: return new Choice.Implicit(r.TryNull() ? default(int?) : r.ReadI32());
+                case 135: return new Choice.Int(r.TryNull() ? default(int?) : r.ReadI32());
+                case 136: return new Choice.Interface(r.TryNull() ? default(int?) : r.ReadI32());
+                case 137: return new Choice.Internal(r.TryNull() ? default(int?) : r.ReadI32());
+                case 138: return new Choice.Is(r.TryNull() ? default(int?) : r.ReadI32());
+                case 139: return new Choice.Lock(r.TryNull() ? default(int?) : r.ReadI32());
+                case 140: return new Choice.Long(r.TryNull() ? default(int?) : r.ReadI32());
+                case 141: return new Choice.Namespace(r.TryNull() ? default(int?) : r.ReadI32());
+                case 142: return new Choice.New(r.TryNull() ? default(int?) : r.ReadI32());
+                case 143: return new Choice.Null(r.TryNull() ? default(int?) : r.ReadI32());
+                case 144: return new Choice.Object(r.TryNull() ? default(int?) : r.ReadI32());
+                case 145: return new Choice.Operator(r.TryNull() ? default(int?) : r.ReadI32());
+                case 146: return new Choice.Out(r.TryNull() ? default(int?) : r.ReadI32());
+                case 147: return new Choice.Params(r.TryNull() ? default(int?) : r.ReadI32());
+                case 148: return new Choice.Private(r.TryNull() ? default(int?) : r.ReadI32());
+                case 149: return new Choice.Protected(r.TryNull() ? default(int?) : r.ReadI32());
+                case 150: return new Choice.Public(r.TryNull() ? default(int?) : r.ReadI32());
+                case 151: return new Choice.Readonly(r.TryNull() ? default(int?) : r.ReadI32());
+                case 152: return new Choice.Sbyte(r.TryNull() ? default(int?) : r.ReadI32());
+                case 153: return new Choice.Sealed(r.TryNull() ? default(int?) : r.ReadI32());
+                case 154: return new Choice.Short(r.TryNull() ? default(int?) : r.ReadI32());
+                case 155: return new Choice.Sizeof(r.TryNull() ? default(int?) : r.ReadI32());
+                case 156: return new Choice.Stackalloc(r.TryNull() ? default(int?) : r.ReadI32());
+                case 157: return new Choice.Switch(r.TryNull() ? default(int?) : r.ReadI32());
+                case 158: return new Choice.This(r.TryNull() ? default(int?) : r.ReadI32());
+                case 159: return new Choice.Throw(r.TryNull() ? default(int?) : r.ReadI32());
+                case 160: return new Choice.Uint(r.TryNull() ? default(int?) : r.ReadI32());
+                case 161: return new Choice.Ulong(r.TryNull() ? default(int?) : r.ReadI32());
+                case 162: return new Choice.Unchecked(r.TryNull() ? default(int?) : r.ReadI32());
+                case 163: return new Choice.Ushort(r.TryNull() ? default(int?) : r.ReadI32());
+                case 164: return new Choice.Using(r.TryNull() ? default(int?) : r.ReadI32());
+                case 165: return new Choice.Void(r.TryNull() ? default(int?) : r.ReadI32());
+                case 166: return new Choice.Volatile(r.TryNull() ? default(int?) : r.ReadI32());
+                case 167: return new Choice.Add(r.TryNull() ? default(int?) : r.ReadI32());
+                case 168: return new Choice.Alias(r.TryNull() ? default(int?) : r.ReadI32());
+                case 169: return new Choice.Ascending(r.TryNull() ? default(int?) : r.ReadI32());
+                case 170: return new Choice.By(r.TryNull() ? default(int?) : r.ReadI32());
+                case 171: return new Choice.Descending(r.TryNull() ? default(int?) : r.ReadI32());
+                case 172: return new Choice.Dynamic(r.TryNull() ? default(int?) : r.ReadI32());
+                case 173: return new Choice.Equals_(r.TryNull() ? default(int?) : r.ReadI32());
+                case 174: return new Choice.Get(r.TryNull() ? default(int?) : r.ReadI32());
+                case 175: return new Choice.Global(r.TryNull() ? default(int?) : r.ReadI32());
+                case 176: return new Choice.Group(r.TryNull() ? default(int?) : r.ReadI32());
+                case 177: return new Choice.Join(r.TryNull() ? default(int?) : r.ReadI32());
+                case 178: return new Choice.Nameof(r.TryNull() ? default(int?) : r.ReadI32());
+                case 179: return new Choice.On(r.TryNull() ? default(int?) : r.ReadI32());
+                case 180: return new Choice.Orderby(r.TryNull() ? default(int?) : r.ReadI32());
+                case 181: return new Choice.Partial(r.TryNull() ? default(int?) : r.ReadI32());
+                case 182: return new Choice.Remove(r.TryNull() ? default(int?) : r.ReadI32());
+                case 183: return new Choice.Select(r.TryNull() ? default(int?) : r.ReadI32());
+                case 184: return new Choice.Set(r.TryNull() ? default(int?) : r.ReadI32());
+                case 185: return new Choice.Unmanaged(r.TryNull() ? default(int?) : r.ReadI32());
+                case 186: return new Choice.Value(r.TryNull() ? default(int?) : r.ReadI32());
+                case 187: return new Choice.Var(r.TryNull() ? default(int?) : r.ReadI32());
+                case 188: return new Choice.When(r.TryNull() ? default(int?) : r.ReadI32());
+                case 189: return new Choice.Record(r.TryNull() ? default(int?) : r.ReadI32());
+                case 190: return new Choice.Init(r.TryNull() ? default(int?) : r.ReadI32());
+                case 191: return new Choice.With(r.TryNull() ? default(int?) : r.ReadI32());
+                case 192: return new Choice.And(r.TryNull() ? default(int?) : r.ReadI32());
+                case 193: return new Choice.Or(r.TryNull() ? default(int?) : r.ReadI32());
+                case 194: return new Choice.Not(r.TryNull() ? default(int?) : r.ReadI32());
+                case 195: return new Choice.Nint(r.TryNull() ? default(int?) : r.ReadI32());
+                case 196: return new Choice.Nuint(r.TryNull() ? default(int?) : r.ReadI32());
+                case 197: return new Choice.Managed(r.TryNull() ? default(int?) : r.ReadI32());
+                case 198: return new Choice.Required(r.TryNull() ? default(int?) : r.ReadI32());
+                case 199: return new Choice.File(r.TryNull() ? default(int?) : r.ReadI32());
+                case 200: return new Choice.Scoped(r.TryNull() ? default(int?) : r.ReadI32());
+                case 201: return new Choice.Field(r.TryNull() ? default(int?) : r.ReadI32());
+                case 202: return new Choice.GetHashCode_(r.TryNull() ? default(int?) : r.ReadI32());
+                case 203: return new Choice.GetType_(r.TryNull() ? default(int?) : r.ReadI32());
+                case 204: return new Choice.Finalize_(r.TryNull() ? default(int?) : r.ReadI32());
+                case 205: return new Choice.MemberwiseClone_(r.TryNull() ? default(int?) : r.ReadI32());
+                case 206: return new Choice.ReferenceEquals_(r.TryNull() ? default(int?) : r.ReadI32());
+                case 207: return new Choice.Debugger(r.TryNull() ? default(int?) : r.ReadI32());
+                case 208: return new Choice.Delete(r.TryNull() ? default(int?) : r.ReadI32());
+                case 209: return new Choice.Export(r.TryNull() ? default(int?) : r.ReadI32());
+                case 210: return new Choice.Extends(r.TryNull() ? default(int?) : r.ReadI32());
+                case 211: return new Choice.Function(r.TryNull() ? default(int?) : r.ReadI32());
+                case 212: return new Choice.Import(r.TryNull() ? default(int?) : r.ReadI32());
+                case 213: return new Choice.Instanceof(r.TryNull() ? default(int?) : r.ReadI32());
+                case 214: return new Choice.Implements(r.TryNull() ? default(int?) : r.ReadI32());
+                case 215: return new Choice.Package(r.TryNull() ? default(int?) : r.ReadI32());
+                case 216: return new Choice.Any(r.TryNull() ? default(int?) : r.ReadI32());
+                case 217: return new Choice.Boolean(r.TryNull() ? default(int?) : r.ReadI32());
+                case 218: return new Choice.Constructor(r.TryNull() ? default(int?) : r.ReadI32());
+                case 219: return new Choice.Declare(r.TryNull() ? default(int?) : r.ReadI32());
+                case 220: return new Choice.Module(r.TryNull() ? default(int?) : r.ReadI32());
+                case 221: return new Choice.Require(r.TryNull() ? default(int?) : r.ReadI32());
+                case 222: return new Choice.Number(r.TryNull() ? default(int?) : r.ReadI32());
+                case 223: return new Choice.Symbol(r.TryNull() ? default(int?) : r.ReadI32());
+                case 224: return new Choice.Of(r.TryNull() ? default(int?) : r.ReadI32());
+                case 225: return new Choice.Bigint(r.TryNull() ? default(int?) : r.ReadI32());
+                case 226: return new Choice.Undefined(r.TryNull() ? default(int?) : r.ReadI32());
+                case 227: return new Choice.Never(r.TryNull() ? default(int?) : r.ReadI32());
+                case 228: return new Choice.Unknown(r.TryNull() ? default(int?) : r.ReadI32());
+                case 229: return new Choice.Keyof(r.TryNull() ? default(int?) : r.ReadI32());
+                case 230: return new Choice.Infer(r.TryNull() ? default(int?) : r.ReadI32());
+                case 231: return new Choice.Unique(r.TryNull() ? default(int?) : r.ReadI32());
+                case 232: return new Choice.Accessor(r.TryNull() ? default(int?) : r.ReadI32());
+                case 233: return new Choice.Asserts(r.TryNull() ? default(int?) : r.ReadI32());
+                case 234: return new Choice.Assert(r.TryNull() ? default(int?) : r.ReadI32());
+                case 235: return new Choice.Intrinsic(r.TryNull() ? default(int?) : r.ReadI32());
+                case 236: return new Choice.Satisfies(r.TryNull() ? default(int?) : r.ReadI32());
+                case 237: return new Choice.Arguments(r.TryNull() ? default(int?) : r.ReadI32());
+                case 238: return new Choice.Eval(r.TryNull() ? default(int?) : r.ReadI32());
+                case 239: return new Choice.Proto(r.TryNull() ? default(int?) : r.ReadI32());
+                case 240: return new Choice.Prototype(r.TryNull() ? default(int?) : r.ReadI32());
+                case 241: return new Choice.ToLocaleString(r.TryNull() ? default(int?) : r.ReadI32());
+                case 242: return new Choice.ValueOf(r.TryNull() ? default(int?) : r.ReadI32());
+                case 243: return new Choice.HasOwnProperty(r.TryNull() ? default(int?) : r.ReadI32());
+                case 244: return new Choice.IsPrototypeOf(r.TryNull() ? default(int?) : r.ReadI32());
+                case 245: return new Choice.PropertyIsEnumerable(r.TryNull() ? default(int?) : r.ReadI32());
+                case 246: return new Choice.Array(r.TryNull() ? default(int?) : r.ReadI32());
+                case 247: return new Choice.ArrayBuffer(r.TryNull() ? default(int?) : r.ReadI32());
+                case 248: return new Choice.ArrayLike(r.TryNull() ? default(int?) : r.ReadI32());
+                case 249: return new Choice.BigInt(r.TryNull() ? default(int?) : r.ReadI32());
+                case 250: return new Choice.Buffer(r.TryNull() ? default(int?) : r.ReadI32());
+                case 251: return new Choice.DataView(r.TryNull() ? default(int?) : r.ReadI32());
+                case 252: return new Choice.Date(r.TryNull() ? default(int?) : r.ReadI32());
+                case 253: return new Choice.Error(r.TryNull() ? default(int?) : r.ReadI32());
+                case 254: return new Choice.EvalError(r.TryNull() ? default(int?) : r.ReadI32());
+                case 255: return new Choice.Exclude(r.TryNull() ? default(int?) : r.ReadI32());
+                case 256: return new Choice.Extract(r.TryNull() ? default(int?) : r.ReadI32());
+                case 257: return new Choice.Infinity(r.TryNull() ? default(int?) : r.ReadI32());
+                case 258: return new Choice.InstanceType(r.TryNull() ? default(int?) : r.ReadI32());
+                case 259: return new Choice.Intl(r.TryNull() ? default(int?) : r.ReadI32());
+                case 260: return new Choice.Iterable(r.TryNull() ? default(int?) : r.ReadI32());
+                case 261: return new Choice.IterableIterator(r.TryNull() ? default(int?) : r.ReadI32());
+                case 262: return new Choice.Json(r.TryNull() ? default(int?) : r.ReadI32());
+                case 263: return new Choice.Map(r.TryNull() ? default(int?) : r.ReadI32());
+                case 264: return new Choice.Math(r.TryNull() ? default(int?) : r.ReadI32());
+                case 265: return new Choice.NaN(r.TryNull() ? default(int?) : r.ReadI32());
+                case 266: return new Choice.NonNullable(r.TryNull() ? default(int?) : r.ReadI32());
+                case 267: return new Choice.Omit(r.TryNull() ? default(int?) : r.ReadI32());
+                case 268: return new Choice.Parameters(r.TryNull() ? default(int?) : r.ReadI32());
+                case 269: return new Choice.Pick(r.TryNull() ? default(int?) : r.ReadI32());
+                case 270: return new Choice.Promise(r.TryNull() ? default(int?) : r.ReadI32());
+                case 271: return new Choice.PropertyKey(r.TryNull() ? default(int?) : r.ReadI32());
+                case 272: return new Choice.Proxy(r.TryNull() ? default(int?) : r.ReadI32());
+                case 273: return new Choice.RangeError(r.TryNull() ? default(int?) : r.ReadI32());
+                case 274: return new Choice.ReadonlyArray(r.TryNull() ? default(int?) : r.ReadI32());
+                case 275: return new Choice.ReadonlyMap(r.TryNull() ? default(int?) : r.ReadI32());
+                case 276: return new Choice.ReadonlySet(r.TryNull() ? default(int?) : r.ReadI32());
+                case 277: return new Choice.Reflect(r.TryNull() ? default(int?) : r.ReadI32());
+                case 278: return new Choice.RegExp(r.TryNull() ? default(int?) : r.ReadI32());
+                case 279: return new Choice.ReturnType(r.TryNull() ? default(int?) : r.ReadI32());
+                case 280: return new Choice.SyntaxError(r.TryNull() ? default(int?) : r.ReadI32());
+                case 281: return new Choice.TextDecoder(r.TryNull() ? default(int?) : r.ReadI32());
+                case 282: return new Choice.TextEncoder(r.TryNull() ? default(int?) : r.ReadI32());
+                case 283: return new Choice.TypeError(r.TryNull() ? default(int?) : r.ReadI32());
+                case 284: return new Choice.UriError(r.TryNull() ? default(int?) : r.ReadI32());
+                case 285: return new Choice.Url(r.TryNull() ? default(int?) : r.ReadI32());
+                case 286: return new Choice.Uint8array(r.TryNull() ? default(int?) : r.ReadI32());
+                case 287: return new Choice.WeakMap(r.TryNull() ? default(int?) : r.ReadI32());
+                case 288: return new Choice.WeakSet(r.TryNull() ? default(int?) : r.ReadI32());
+                case 289: return new Choice.Console(r.TryNull() ? default(int?) : r.ReadI32());
+                case 290: return new Choice.GlobalThis(r.TryNull() ? default(int?) : r.ReadI32());
+                case 291: return new Choice.Process(r.TryNull() ? default(int?) : r.ReadI32());
+                case 292: return new Choice.Con(r.TryNull() ? default(int?) : r.ReadI32());
+                case 293: return new Choice.Prn(r.TryNull() ? default(int?) : r.ReadI32());
+                case 294: return new Choice.Aux(r.TryNull() ? default(int?) : r.ReadI32());
+                case 295: return new Choice.Nul(r.TryNull() ? default(int?) : r.ReadI32());
+                case 296: return new Choice.Com0(r.TryNull() ? default(int?) : r.ReadI32());
+                case 297: return new Choice.Com1(r.TryNull() ? default(int?) : r.ReadI32());
+                case 298: return new Choice.Com2(r.TryNull() ? default(int?) : r.ReadI32());
+                case 299: return new Choice.Com3(r.TryNull() ? default(int?) : r.ReadI32());
+                case 300: return new Choice.Com4(r.TryNull() ? default(int?) : r.ReadI32());
+                case 301: return new Choice.Com5(r.TryNull() ? default(int?) : r.ReadI32());
+                case 302: return new Choice.Com6(r.TryNull() ? default(int?) : r.ReadI32());
+                case 303: return new Choice.Com7(r.TryNull() ? default(int?) : r.ReadI32());
+                case 304: return new Choice.Com8(r.TryNull() ? default(int?) : r.ReadI32());
+                case 305: return new Choice.Com9(r.TryNull() ? default(int?) : r.ReadI32());
+                case 306: return new Choice.ComU00b9(r.TryNull() ? default(int?) : r.ReadI32());
+                case 307: return new Choice.ComU00b2(r.TryNull() ? default(int?) : r.ReadI32());
+                case 308: return new Choice.ComU00b3(r.TryNull() ? default(int?) : r.ReadI32());
+                case 309: return new Choice.Lpt0(r.TryNull() ? default(int?) : r.ReadI32());
+                case 310: return new Choice.Lpt1(r.TryNull() ? default(int?) : r.ReadI32());
+                case 311: return new Choice.Lpt2(r.TryNull() ? default(int?) : r.ReadI32());
+                case 312: return new Choice.Lpt3(r.TryNull() ? default(int?) : r.ReadI32());
+                case 313: return new Choice.Lpt4(r.TryNull() ? default(int?) : r.ReadI32());
+                case 314: return new Choice.Lpt5(r.TryNull() ? default(int?) : r.ReadI32());
+                case 315: return new Choice.Lpt6(r.TryNull() ? default(int?) : r.ReadI32());
+                case 316: return new Choice.Lpt7(r.TryNull() ? default(int?) : r.ReadI32());
+                case 317: return new Choice.Lpt8(r.TryNull() ? default(int?) : r.ReadI32());
+                case 318: return new Choice.Lpt9(r.TryNull() ? default(int?) : r.ReadI32());
+                case 319: return new Choice.LptU00b9(r.TryNull() ? default(int?) : r.ReadI32());
+                case 320: return new Choice.LptU00b2(r.TryNull() ? default(int?) : r.ReadI32());
+                case 321: return new Choice.LptU00b3(r.TryNull() ? default(int?) : r.ReadI32());
+                case 322: return new Choice.ConinU0024(r.TryNull() ? default(int?) : r.ReadI32());
+                case 323: return new Choice.ConoutU0024(r.TryNull() ? default(int?) : r.ReadI32());
+                case 324: return new Choice.ClockU0024(r.TryNull() ? default(int?) : r.ReadI32());
+                case 325: return new Choice.Has(r.TryNull() ? default(int?) : r.ReadI32());
+                case 326: return new Choice.Row(r.TryNull() ? default(int?) : r.ReadI32());
+                case 327: return new Choice.Found(r.TryNull() ? default(int?) : r.ReadI32());
+                case 328: return new Choice.Candidate(r.TryNull() ? default(int?) : r.ReadI32());
+                case 329: return new Choice.List(r.TryNull() ? default(int?) : r.ReadI32());
+                case 330: return new Choice.GentableRow(r.TryNull() ? default(int?) : r.ReadI32());
+                case 331: return new Choice.Rows(r.TryNull() ? default(int?) : r.ReadI32());
+                case 332: return new Choice.Table(r.TryNull() ? default(int?) : r.ReadI32());
+                case 333: return new Choice.Key(r.TryNull() ? default(int?) : r.ReadI32());
+                case 334: return new Choice.Parts(r.TryNull() ? default(int?) : r.ReadI32());
+                case 335: return new Choice.At(r.TryNull() ? default(int?) : r.ReadI32());
                 default: throw new global::System.InvalidOperationException();
             }
         }
@@ -13026,6 +13711,105 @@ namespace Reserved.Types
             {
                 var r = v324;
                 GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"CLOCK$\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v325 = v as Choice.Has;
+            if (v325 != null)
+            {
+                var r = v325;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"has\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v326 = v as Choice.Row;
+            if (v326 != null)
+            {
+                var r = v326;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"row\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v327 = v as Choice.Found;
+            if (v327 != null)
+            {
+                var r = v327;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"found\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v328 = v as Choice.Candidate;
+            if (v328 != null)
+            {
+                var r = v328;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"candidate\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v329 = v as Choice.List;
+            if (v329 != null)
+            {
+                var r = v329;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"list\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v330 = v as Choice.GentableRow;
+            if (v330 != null)
+            {
+                var r = v330;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"gentableRow\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v331 = v as Choice.Rows;
+            if (v331 != null)
+            {
+                var r = v331;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"rows\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v332 = v as Choice.Table;
+            if (v332 != null)
+            {
+                var r = v332;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"table\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v333 = v as Choice.Key;
+            if (v333 != null)
+            {
+                var r = v333;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"key\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v334 = v as Choice.Parts;
+            if (v334 != null)
+            {
+                var r = v334;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"parts\"");
+                if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v335 = v as Choice.At;
+            if (v335 != null)
+            {
+                var r = v335;
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"at\"");
                 if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
                 sb.Append('}');
                 return;

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Class(f0);
         }
 
+        internal static Class ReadClass(GentableBinary r)
+        {
+            return new Class(r.ReadI32());
+        }
+
         internal static void WriteClass(global::System.Text.StringBuilder sb, Class r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ClockU0024(f0);
         }
 
+        internal static ClockU0024 ReadClockU0024(GentableBinary r)
+        {
+            return new ClockU0024(r.ReadI32());
+        }
+
         internal static void WriteClockU0024(global::System.Text.StringBuilder sb, ClockU0024 r)
         {
             sb.Append('{');

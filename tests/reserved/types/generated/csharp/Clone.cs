@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Clone(f0);
         }
 
+        internal static Clone ReadClone(GentableBinary r)
+        {
+            return new Clone(r.ReadI32());
+        }
+
         internal static void WriteClone(global::System.Text.StringBuilder sb, Clone r)
         {
             sb.Append('{');

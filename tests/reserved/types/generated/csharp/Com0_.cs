@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com0(f0);
         }
 
+        internal static Com0 ReadCom0(GentableBinary r)
+        {
+            return new Com0(r.ReadI32());
+        }
+
         internal static void WriteCom0(global::System.Text.StringBuilder sb, Com0 r)
         {
             sb.Append('{');

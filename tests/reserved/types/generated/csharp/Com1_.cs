@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com1(f0);
         }
 
+        internal static Com1 ReadCom1(GentableBinary r)
+        {
+            return new Com1(r.ReadI32());
+        }
+
         internal static void WriteCom1(global::System.Text.StringBuilder sb, Com1 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com2(f0);
         }
 
+        internal static Com2 ReadCom2(GentableBinary r)
+        {
+            return new Com2(r.ReadI32());
+        }
+
         internal static void WriteCom2(global::System.Text.StringBuilder sb, Com2 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com3(f0);
         }
 
+        internal static Com3 ReadCom3(GentableBinary r)
+        {
+            return new Com3(r.ReadI32());
+        }
+
         internal static void WriteCom3(global::System.Text.StringBuilder sb, Com3 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com4(f0);
         }
 
+        internal static Com4 ReadCom4(GentableBinary r)
+        {
+            return new Com4(r.ReadI32());
+        }
+
         internal static void WriteCom4(global::System.Text.StringBuilder sb, Com4 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com5(f0);
         }
 
+        internal static Com5 ReadCom5(GentableBinary r)
+        {
+            return new Com5(r.ReadI32());
+        }
+
         internal static void WriteCom5(global::System.Text.StringBuilder sb, Com5 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com6(f0);
         }
 
+        internal static Com6 ReadCom6(GentableBinary r)
+        {
+            return new Com6(r.ReadI32());
+        }
+
         internal static void WriteCom6(global::System.Text.StringBuilder sb, Com6 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com7(f0);
         }
 
+        internal static Com7 ReadCom7(GentableBinary r)
+        {
+            return new Com7(r.ReadI32());
+        }
+
         internal static void WriteCom7(global::System.Text.StringBuilder sb, Com7 r)
         {
             sb.Append('{');

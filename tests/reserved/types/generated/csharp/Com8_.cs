@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com8(f0);
         }
 
+        internal static Com8 ReadCom8(GentableBinary r)
+        {
+            return new Com8(r.ReadI32());
+        }
+
         internal static void WriteCom8(global::System.Text.StringBuilder sb, Com8 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Com9(f0);
         }
 
+        internal static Com9 ReadCom9(GentableBinary r)
+        {
+            return new Com9(r.ReadI32());
+        }
+
         internal static void WriteCom9(global::System.Text.StringBuilder sb, Com9 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Con(f0);
         }
 
+        internal static Con ReadCon(GentableBinary r)
+        {
+            return new Con(r.ReadI32());
+        }
+
         internal static void WriteCon(global::System.Text.StringBuilder sb, Con r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ConinU0024(f0);
         }
 
+        internal static ConinU0024 ReadConinU0024(GentableBinary r)
+        {
+            return new ConinU0024(r.ReadI32());
+        }
+
         internal static void WriteConinU0024(global::System.Text.StringBuilder sb, ConinU0024 r)
         {
             sb.Append('{');

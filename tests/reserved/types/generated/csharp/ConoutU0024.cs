@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ConoutU0024(f0);
         }
 
+        internal static ConoutU0024 ReadConoutU0024(GentableBinary r)
+        {
+            return new ConoutU0024(r.ReadI32());
+        }
+
         internal static void WriteConoutU0024(global::System.Text.StringBuilder sb, ConoutU0024 r)
         {
             sb.Append('{');

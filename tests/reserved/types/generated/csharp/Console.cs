@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Console(f0);
         }
 
+        internal static Console ReadConsole(GentableBinary r)
+        {
+            return new Console(r.ReadI32());
+        }
+
         internal static void WriteConsole(global::System.Text.StringBuilder sb, Console r)
         {
             sb.Append('{');

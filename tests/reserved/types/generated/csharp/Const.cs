@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Const(f0);
         }
 
+        internal static Const ReadConst(GentableBinary r)
+        {
+            return new Const(r.ReadI32());
+        }
+
         internal static void WriteConst(global::System.Text.StringBuilder sb, Const r)
         {
             sb.Append('{');

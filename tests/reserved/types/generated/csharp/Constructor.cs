@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Constructor(f0);
         }
 
+        internal static Constructor ReadConstructor(GentableBinary r)
+        {
+            return new Constructor(r.ReadI32());
+        }
+
         internal static void WriteConstructor(global::System.Text.StringBuilder sb, Constructor r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Continue(f0);
         }
 
+        internal static Continue ReadContinue(GentableBinary r)
+        {
+            return new Continue(r.ReadI32());
+        }
+
         internal static void WriteContinue(global::System.Text.StringBuilder sb, Continue r)
         {
             sb.Append('{');

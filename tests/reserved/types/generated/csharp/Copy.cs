@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Copy(f0);
         }
 
+        internal static Copy ReadCopy(GentableBinary r)
+        {
+            return new Copy(r.ReadI32());
+        }
+
         internal static void WriteCopy(global::System.Text.StringBuilder sb, Copy r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Core(f0);
         }
 
+        internal static Core ReadCore(GentableBinary r)
+        {
+            return new Core(r.ReadI32());
+        }
+
         internal static void WriteCore(global::System.Text.StringBuilder sb, Core r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Crate(f0);
         }
 
+        internal static Crate ReadCrate(GentableBinary r)
+        {
+            return new Crate(r.ReadI32());
+        }
+
         internal static void WriteCrate(global::System.Text.StringBuilder sb, Crate r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new DataView(f0);
         }
 
+        internal static DataView ReadDataView(GentableBinary r)
+        {
+            return new DataView(r.ReadI32());
+        }
+
         internal static void WriteDataView(global::System.Text.StringBuilder sb, DataView r)
         {
             sb.Append('{');

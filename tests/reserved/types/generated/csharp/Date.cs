@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Date(f0);
         }
 
+        internal static Date ReadDate(GentableBinary r)
+        {
+            return new Date(r.ReadI32());
+        }
+
         internal static void WriteDate(global::System.Text.StringBuilder sb, Date r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Debug(f0);
         }
 
+        internal static Debug ReadDebug(GentableBinary r)
+        {
+            return new Debug(r.ReadI32());
+        }
+
         internal static void WriteDebug(global::System.Text.StringBuilder sb, Debug r)
         {
             sb.Append('{');

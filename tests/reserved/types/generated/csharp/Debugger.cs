@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Debugger(f0);
         }
 
+        internal static Debugger ReadDebugger(GentableBinary r)
+        {
+            return new Debugger(r.ReadI32());
+        }
+
         internal static void WriteDebugger(global::System.Text.StringBuilder sb, Debugger r)
         {
             sb.Append('{');

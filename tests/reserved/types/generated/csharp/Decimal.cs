@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Decimal(f0);
         }
 
+        internal static Decimal ReadDecimal(GentableBinary r)
+        {
+            return new Decimal(r.ReadI32());
+        }
+
         internal static void WriteDecimal(global::System.Text.StringBuilder sb, Decimal r)
         {
             sb.Append('{');

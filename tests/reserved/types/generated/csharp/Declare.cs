@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Declare(f0);
         }
 
+        internal static Declare ReadDeclare(GentableBinary r)
+        {
+            return new Declare(r.ReadI32());
+        }
+
         internal static void WriteDeclare(global::System.Text.StringBuilder sb, Declare r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Default(f0);
         }
 
+        internal static Default ReadDefault(GentableBinary r)
+        {
+            return new Default(r.ReadI32());
+        }
+
         internal static void WriteDefault(global::System.Text.StringBuilder sb, Default r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Delegate(f0);
         }
 
+        internal static Delegate ReadDelegate(GentableBinary r)
+        {
+            return new Delegate(r.ReadI32());
+        }
+
         internal static void WriteDelegate(global::System.Text.StringBuilder sb, Delegate r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Delete(f0);
         }
 
+        internal static Delete ReadDelete(GentableBinary r)
+        {
+            return new Delete(r.ReadI32());
+        }
+
         internal static void WriteDelete(global::System.Text.StringBuilder sb, Delete r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Descending(f0);
         }
 
+        internal static Descending ReadDescending(GentableBinary r)
+        {
+            return new Descending(r.ReadI32());
+        }
+
         internal static void WriteDescending(global::System.Text.StringBuilder sb, Descending r)
         {
             sb.Append('{');

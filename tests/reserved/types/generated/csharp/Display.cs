@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Display(f0);
         }
 
+        internal static Display ReadDisplay(GentableBinary r)
+        {
+            return new Display(r.ReadI32());
+        }
+
         internal static void WriteDisplay(global::System.Text.StringBuilder sb, Display r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Do(f0);
         }
 
+        internal static Do ReadDo(GentableBinary r)
+        {
+            return new Do(r.ReadI32());
+        }
+
         internal static void WriteDo(global::System.Text.StringBuilder sb, Do r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Double(f0);
         }
 
+        internal static Double ReadDouble(GentableBinary r)
+        {
+            return new Double(r.ReadI32());
+        }
+
         internal static void WriteDouble(global::System.Text.StringBuilder sb, Double r)
         {
             sb.Append('{');

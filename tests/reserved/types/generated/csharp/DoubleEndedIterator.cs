@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new DoubleEndedIterator(f0);
         }
 
+        internal static DoubleEndedIterator ReadDoubleEndedIterator(GentableBinary r)
+        {
+            return new DoubleEndedIterator(r.ReadI32());
+        }
+
         internal static void WriteDoubleEndedIterator(global::System.Text.StringBuilder sb, DoubleEndedIterator r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Drop(f0);
         }
 
+        internal static Drop ReadDrop(GentableBinary r)
+        {
+            return new Drop(r.ReadI32());
+        }
+
         internal static void WriteDrop(global::System.Text.StringBuilder sb, Drop r)
         {
             sb.Append('{');

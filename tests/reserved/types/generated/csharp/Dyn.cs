@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Dyn(f0);
         }
 
+        internal static Dyn ReadDyn(GentableBinary r)
+        {
+            return new Dyn(r.ReadI32());
+        }
+
         internal static void WriteDyn(global::System.Text.StringBuilder sb, Dyn r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Dynamic(f0);
         }
 
+        internal static Dynamic ReadDynamic(GentableBinary r)
+        {
+            return new Dynamic(r.ReadI32());
+        }
+
         internal static void WriteDynamic(global::System.Text.StringBuilder sb, Dynamic r)
         {
             sb.Append('{');

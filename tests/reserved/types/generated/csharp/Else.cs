@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Else(f0);
         }
 
+        internal static Else ReadElse(GentableBinary r)
+        {
+            return new Else(r.ReadI32());
+        }
+
         internal static void WriteElse(global::System.Text.StringBuilder sb, Else r)
         {
             sb.Append('{');

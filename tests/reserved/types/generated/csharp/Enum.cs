@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Enum(f0);
         }
 
+        internal static Enum ReadEnum(GentableBinary r)
+        {
+            return new Enum(r.ReadI32());
+        }
+
         internal static void WriteEnum(global::System.Text.StringBuilder sb, Enum r)
         {
             sb.Append('{');

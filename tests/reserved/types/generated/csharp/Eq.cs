@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Eq(f0);
         }
 
+        internal static Eq ReadEq(GentableBinary r)
+        {
+            return new Eq(r.ReadI32());
+        }
+
         internal static void WriteEq(global::System.Text.StringBuilder sb, Eq r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Equals_(f0);
         }
 
+        internal static Equals_ ReadEquals_(GentableBinary r)
+        {
+            return new Equals_(r.ReadI32());
+        }
+
         internal static void WriteEquals_(global::System.Text.StringBuilder sb, Equals_ r)
         {
             sb.Append('{');

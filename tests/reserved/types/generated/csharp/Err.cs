@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Err(f0);
         }
 
+        internal static Err ReadErr(GentableBinary r)
+        {
+            return new Err(r.ReadI32());
+        }
+
         internal static void WriteErr(global::System.Text.StringBuilder sb, Err r)
         {
             sb.Append('{');

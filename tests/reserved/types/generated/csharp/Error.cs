@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Error(f0);
         }
 
+        internal static Error ReadError(GentableBinary r)
+        {
+            return new Error(r.ReadI32());
+        }
+
         internal static void WriteError(global::System.Text.StringBuilder sb, Error r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Eval(f0);
         }
 
+        internal static Eval ReadEval(GentableBinary r)
+        {
+            return new Eval(r.ReadI32());
+        }
+
         internal static void WriteEval(global::System.Text.StringBuilder sb, Eval r)
         {
             sb.Append('{');

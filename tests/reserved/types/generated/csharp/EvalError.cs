@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new EvalError(f0);
         }
 
+        internal static EvalError ReadEvalError(GentableBinary r)
+        {
+            return new EvalError(r.ReadI32());
+        }
+
         internal static void WriteEvalError(global::System.Text.StringBuilder sb, EvalError r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Event(f0);
         }
 
+        internal static Event ReadEvent(GentableBinary r)
+        {
+            return new Event(r.ReadI32());
+        }
+
         internal static void WriteEvent(global::System.Text.StringBuilder sb, Event r)
         {
             sb.Append('{');

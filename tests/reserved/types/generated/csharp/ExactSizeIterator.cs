@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ExactSizeIterator(f0);
         }
 
+        internal static ExactSizeIterator ReadExactSizeIterator(GentableBinary r)
+        {
+            return new ExactSizeIterator(r.ReadI32());
+        }
+
         internal static void WriteExactSizeIterator(global::System.Text.StringBuilder sb, ExactSizeIterator r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Exclude(f0);
         }
 
+        internal static Exclude ReadExclude(GentableBinary r)
+        {
+            return new Exclude(r.ReadI32());
+        }
+
         internal static void WriteExclude(global::System.Text.StringBuilder sb, Exclude r)
         {
             sb.Append('{');

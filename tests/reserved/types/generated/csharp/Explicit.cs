@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Explicit(f0);
         }
 
+        internal static Explicit ReadExplicit(GentableBinary r)
+        {
+            return new Explicit(r.ReadI32());
+        }
+
         internal static void WriteExplicit(global::System.Text.StringBuilder sb, Explicit r)
         {
             sb.Append('{');

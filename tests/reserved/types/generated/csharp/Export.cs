@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Export(f0);
         }
 
+        internal static Export ReadExport(GentableBinary r)
+        {
+            return new Export(r.ReadI32());
+        }
+
         internal static void WriteExport(global::System.Text.StringBuilder sb, Export r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Extend(f0);
         }
 
+        internal static Extend ReadExtend(GentableBinary r)
+        {
+            return new Extend(r.ReadI32());
+        }
+
         internal static void WriteExtend(global::System.Text.StringBuilder sb, Extend r)
         {
             sb.Append('{');

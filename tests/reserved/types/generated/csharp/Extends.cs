@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Extends(f0);
         }
 
+        internal static Extends ReadExtends(GentableBinary r)
+        {
+            return new Extends(r.ReadI32());
+        }
+
         internal static void WriteExtends(global::System.Text.StringBuilder sb, Extends r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Extern(f0);
         }
 
+        internal static Extern ReadExtern(GentableBinary r)
+        {
+            return new Extern(r.ReadI32());
+        }
+
         internal static void WriteExtern(global::System.Text.StringBuilder sb, Extern r)
         {
             sb.Append('{');

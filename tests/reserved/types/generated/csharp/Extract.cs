@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Extract(f0);
         }
 
+        internal static Extract ReadExtract(GentableBinary r)
+        {
+            return new Extract(r.ReadI32());
+        }
+
         internal static void WriteExtract(global::System.Text.StringBuilder sb, Extract r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new F64(f0);
         }
 
+        internal static F64 ReadF64(GentableBinary r)
+        {
+            return new F64(r.ReadI32());
+        }
+
         internal static void WriteF64(global::System.Text.StringBuilder sb, F64 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new False(f0);
         }
 
+        internal static False ReadFalse(GentableBinary r)
+        {
+            return new False(r.ReadI32());
+        }
+
         internal static void WriteFalse(global::System.Text.StringBuilder sb, False r)
         {
             sb.Append('{');

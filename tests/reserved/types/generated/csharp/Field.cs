@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Field(f0);
         }
 
+        internal static Field ReadField(GentableBinary r)
+        {
+            return new Field(r.ReadI32());
+        }
+
         internal static void WriteField(global::System.Text.StringBuilder sb, Field r)
         {
             sb.Append('{');

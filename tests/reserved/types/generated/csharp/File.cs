@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new File(f0);
         }
 
+        internal static File ReadFile(GentableBinary r)
+        {
+            return new File(r.ReadI32());
+        }
+
         internal static void WriteFile(global::System.Text.StringBuilder sb, File r)
         {
             sb.Append('{');

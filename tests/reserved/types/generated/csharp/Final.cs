@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Final(f0);
         }
 
+        internal static Final ReadFinal(GentableBinary r)
+        {
+            return new Final(r.ReadI32());
+        }
+
         internal static void WriteFinal(global::System.Text.StringBuilder sb, Final r)
         {
             sb.Append('{');

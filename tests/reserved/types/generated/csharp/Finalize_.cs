@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Finalize_(f0);
         }
 
+        internal static Finalize_ ReadFinalize_(GentableBinary r)
+        {
+            return new Finalize_(r.ReadI32());
+        }
+
         internal static void WriteFinalize_(global::System.Text.StringBuilder sb, Finalize_ r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Finally(f0);
         }
 
+        internal static Finally ReadFinally(GentableBinary r)
+        {
+            return new Finally(r.ReadI32());
+        }
+
         internal static void WriteFinally(global::System.Text.StringBuilder sb, Finally r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Fixed(f0);
         }
 
+        internal static Fixed ReadFixed(GentableBinary r)
+        {
+            return new Fixed(r.ReadI32());
+        }
+
         internal static void WriteFixed(global::System.Text.StringBuilder sb, Fixed r)
         {
             sb.Append('{');

@@ -80,6 +80,11 @@ namespace Reserved.Types
             return ValuesFlag[r.ReadMember(MembersFlag, "one of the Flag members None, All, Empty, Bits, Contains, Iter, HasFlag, as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules")];
         }
 
+        internal static Flag ReadFlag(GentableBinary r)
+        {
+            return ValuesFlag[r.Index(60, "Flag")];
+        }
+
         internal static void WriteFlag(global::System.Text.StringBuilder sb, Flag v)
         {
             switch (v)
@@ -224,6 +229,11 @@ namespace Reserved.Types
             r.BeginArray("an array of Flag names");
             while (r.NextItem()) v |= (FlagFlags)(1UL << r.ReadMember(MembersFlag, "one of the Flag members None, All, Empty, Bits, Contains, Iter, HasFlag, as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules"));
             return v;
+        }
+
+        internal static FlagFlags ReadFlagFlags(GentableBinary r)
+        {
+            return (FlagFlags)r.Bits(60);
         }
 
         internal static void WriteFlagFlags(global::System.Text.StringBuilder sb, FlagFlags v)

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Float(f0);
         }
 
+        internal static Float ReadFloat(GentableBinary r)
+        {
+            return new Float(r.ReadI32());
+        }
+
         internal static void WriteFloat(global::System.Text.StringBuilder sb, Float r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Fn(f0);
         }
 
+        internal static Fn ReadFn(GentableBinary r)
+        {
+            return new Fn(r.ReadI32());
+        }
+
         internal static void WriteFn(global::System.Text.StringBuilder sb, Fn r)
         {
             sb.Append('{');

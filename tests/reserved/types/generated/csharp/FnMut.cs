@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new FnMut(f0);
         }
 
+        internal static FnMut ReadFnMut(GentableBinary r)
+        {
+            return new FnMut(r.ReadI32());
+        }
+
         internal static void WriteFnMut(global::System.Text.StringBuilder sb, FnMut r)
         {
             sb.Append('{');

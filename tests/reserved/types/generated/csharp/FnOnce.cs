@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new FnOnce(f0);
         }
 
+        internal static FnOnce ReadFnOnce(GentableBinary r)
+        {
+            return new FnOnce(r.ReadI32());
+        }
+
         internal static void WriteFnOnce(global::System.Text.StringBuilder sb, FnOnce r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new For(f0);
         }
 
+        internal static For ReadFor(GentableBinary r)
+        {
+            return new For(r.ReadI32());
+        }
+
         internal static void WriteFor(global::System.Text.StringBuilder sb, For r)
         {
             sb.Append('{');

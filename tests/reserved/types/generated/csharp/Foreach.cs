@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Foreach(f0);
         }
 
+        internal static Foreach ReadForeach(GentableBinary r)
+        {
+            return new Foreach(r.ReadI32());
+        }
+
         internal static void WriteForeach(global::System.Text.StringBuilder sb, Foreach r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new From(f0);
         }
 
+        internal static From ReadFrom(GentableBinary r)
+        {
+            return new From(r.ReadI32());
+        }
+
         internal static void WriteFrom(global::System.Text.StringBuilder sb, From r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new FromIterator(f0);
         }
 
+        internal static FromIterator ReadFromIterator(GentableBinary r)
+        {
+            return new FromIterator(r.ReadI32());
+        }
+
         internal static void WriteFromIterator(global::System.Text.StringBuilder sb, FromIterator r)
         {
             sb.Append('{');

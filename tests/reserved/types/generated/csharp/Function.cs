@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Function(f0);
         }
 
+        internal static Function ReadFunction(GentableBinary r)
+        {
+            return new Function(r.ReadI32());
+        }
+
         internal static void WriteFunction(global::System.Text.StringBuilder sb, Function r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Gen(f0);
         }
 
+        internal static Gen ReadGen(GentableBinary r)
+        {
+            return new Gen(r.ReadI32());
+        }
+
         internal static void WriteGen(global::System.Text.StringBuilder sb, Gen r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Get(f0);
         }
 
+        internal static Get ReadGet(GentableBinary r)
+        {
+            return new Get(r.ReadI32());
+        }
+
         internal static void WriteGet(global::System.Text.StringBuilder sb, Get r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new GetHashCode_(f0);
         }
 
+        internal static GetHashCode_ ReadGetHashCode_(GentableBinary r)
+        {
+            return new GetHashCode_(r.ReadI32());
+        }
+
         internal static void WriteGetHashCode_(global::System.Text.StringBuilder sb, GetHashCode_ r)
         {
             sb.Append('{');

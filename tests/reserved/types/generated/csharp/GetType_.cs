@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new GetType_(f0);
         }
 
+        internal static GetType_ ReadGetType_(GentableBinary r)
+        {
+            return new GetType_(r.ReadI32());
+        }
+
         internal static void WriteGetType_(global::System.Text.StringBuilder sb, GetType_ r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Global(f0);
         }
 
+        internal static Global ReadGlobal(GentableBinary r)
+        {
+            return new Global(r.ReadI32());
+        }
+
         internal static void WriteGlobal(global::System.Text.StringBuilder sb, Global r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new GlobalThis(f0);
         }
 
+        internal static GlobalThis ReadGlobalThis(GentableBinary r)
+        {
+            return new GlobalThis(r.ReadI32());
+        }
+
         internal static void WriteGlobalThis(global::System.Text.StringBuilder sb, GlobalThis r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Goto(f0);
         }
 
+        internal static Goto ReadGoto(GentableBinary r)
+        {
+            return new Goto(r.ReadI32());
+        }
+
         internal static void WriteGoto(global::System.Text.StringBuilder sb, Goto r)
         {
             sb.Append('{');

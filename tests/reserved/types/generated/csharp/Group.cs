@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Group(f0);
         }
 
+        internal static Group ReadGroup(GentableBinary r)
+        {
+            return new Group(r.ReadI32());
+        }
+
         internal static void WriteGroup(global::System.Text.StringBuilder sb, Group r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new HasOwnProperty(f0);
         }
 
+        internal static HasOwnProperty ReadHasOwnProperty(GentableBinary r)
+        {
+            return new HasOwnProperty(r.ReadI32());
+        }
+
         internal static void WriteHasOwnProperty(global::System.Text.StringBuilder sb, HasOwnProperty r)
         {
             sb.Append('{');

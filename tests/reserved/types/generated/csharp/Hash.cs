@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Hash(f0);
         }
 
+        internal static Hash ReadHash(GentableBinary r)
+        {
+            return new Hash(r.ReadI32());
+        }
+
         internal static void WriteHash(global::System.Text.StringBuilder sb, Hash r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new I16(f0);
         }
 
+        internal static I16 ReadI16(GentableBinary r)
+        {
+            return new I16(r.ReadI32());
+        }
+
         internal static void WriteI16(global::System.Text.StringBuilder sb, I16 r)
         {
             sb.Append('{');

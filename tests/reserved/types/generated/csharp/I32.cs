@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new I32(f0);
         }
 
+        internal static I32 ReadI32(GentableBinary r)
+        {
+            return new I32(r.ReadI32());
+        }
+
         internal static void WriteI32(global::System.Text.StringBuilder sb, I32 r)
         {
             sb.Append('{');

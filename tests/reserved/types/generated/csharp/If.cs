@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new If(f0);
         }
 
+        internal static If ReadIf(GentableBinary r)
+        {
+            return new If(r.ReadI32());
+        }
+
         internal static void WriteIf(global::System.Text.StringBuilder sb, If r)
         {
             sb.Append('{');

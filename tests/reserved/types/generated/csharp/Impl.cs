@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Impl(f0);
         }
 
+        internal static Impl ReadImpl(GentableBinary r)
+        {
+            return new Impl(r.ReadI32());
+        }
+
         internal static void WriteImpl(global::System.Text.StringBuilder sb, Impl r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Implements(f0);
         }
 
+        internal static Implements ReadImplements(GentableBinary r)
+        {
+            return new Implements(r.ReadI32());
+        }
+
         internal static void WriteImplements(global::System.Text.StringBuilder sb, Implements r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Implicit(f0);
         }
 
+        internal static Implicit ReadImplicit(GentableBinary r)
+        {
+            return new Implicit(r.ReadI32());
+        }
+
         internal static void WriteImplicit(global::System.Text.StringBuilder sb, Implicit r)
         {
             sb.Append('{');

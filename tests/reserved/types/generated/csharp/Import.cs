@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Import(f0);
         }
 
+        internal static Import ReadImport(GentableBinary r)
+        {
+            return new Import(r.ReadI32());
+        }
+
         internal static void WriteImport(global::System.Text.StringBuilder sb, Import r)
         {
             sb.Append('{');

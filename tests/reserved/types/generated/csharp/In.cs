@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new In(f0);
         }
 
+        internal static In ReadIn(GentableBinary r)
+        {
+            return new In(r.ReadI32());
+        }
+
         internal static void WriteIn(global::System.Text.StringBuilder sb, In r)
         {
             sb.Append('{');

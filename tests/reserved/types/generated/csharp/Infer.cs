@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Infer(f0);
         }
 
+        internal static Infer ReadInfer(GentableBinary r)
+        {
+            return new Infer(r.ReadI32());
+        }
+
         internal static void WriteInfer(global::System.Text.StringBuilder sb, Infer r)
         {
             sb.Append('{');

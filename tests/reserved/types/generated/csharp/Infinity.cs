@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Infinity(f0);
         }
 
+        internal static Infinity ReadInfinity(GentableBinary r)
+        {
+            return new Infinity(r.ReadI32());
+        }
+
         internal static void WriteInfinity(global::System.Text.StringBuilder sb, Infinity r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Init(f0);
         }
 
+        internal static Init ReadInit(GentableBinary r)
+        {
+            return new Init(r.ReadI32());
+        }
+
         internal static void WriteInit(global::System.Text.StringBuilder sb, Init r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new InstanceType(f0);
         }
 
+        internal static InstanceType ReadInstanceType(GentableBinary r)
+        {
+            return new InstanceType(r.ReadI32());
+        }
+
         internal static void WriteInstanceType(global::System.Text.StringBuilder sb, InstanceType r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Instanceof(f0);
         }
 
+        internal static Instanceof ReadInstanceof(GentableBinary r)
+        {
+            return new Instanceof(r.ReadI32());
+        }
+
         internal static void WriteInstanceof(global::System.Text.StringBuilder sb, Instanceof r)
         {
             sb.Append('{');

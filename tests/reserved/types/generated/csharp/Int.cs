@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Int(f0);
         }
 
+        internal static Int ReadInt(GentableBinary r)
+        {
+            return new Int(r.ReadI32());
+        }
+
         internal static void WriteInt(global::System.Text.StringBuilder sb, Int r)
         {
             sb.Append('{');

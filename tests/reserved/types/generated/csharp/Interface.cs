@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Interface(f0);
         }
 
+        internal static Interface ReadInterface(GentableBinary r)
+        {
+            return new Interface(r.ReadI32());
+        }
+
         internal static void WriteInterface(global::System.Text.StringBuilder sb, Interface r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Internal(f0);
         }
 
+        internal static Internal ReadInternal(GentableBinary r)
+        {
+            return new Internal(r.ReadI32());
+        }
+
         internal static void WriteInternal(global::System.Text.StringBuilder sb, Internal r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Intl(f0);
         }
 
+        internal static Intl ReadIntl(GentableBinary r)
+        {
+            return new Intl(r.ReadI32());
+        }
+
         internal static void WriteIntl(global::System.Text.StringBuilder sb, Intl r)
         {
             sb.Append('{');

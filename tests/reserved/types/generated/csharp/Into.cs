@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Into(f0);
         }
 
+        internal static Into ReadInto(GentableBinary r)
+        {
+            return new Into(r.ReadI32());
+        }
+
         internal static void WriteInto(global::System.Text.StringBuilder sb, Into r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new IntoIterator(f0);
         }
 
+        internal static IntoIterator ReadIntoIterator(GentableBinary r)
+        {
+            return new IntoIterator(r.ReadI32());
+        }
+
         internal static void WriteIntoIterator(global::System.Text.StringBuilder sb, IntoIterator r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Intrinsic(f0);
         }
 
+        internal static Intrinsic ReadIntrinsic(GentableBinary r)
+        {
+            return new Intrinsic(r.ReadI32());
+        }
+
         internal static void WriteIntrinsic(global::System.Text.StringBuilder sb, Intrinsic r)
         {
             sb.Append('{');

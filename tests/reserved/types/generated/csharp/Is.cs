@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Is(f0);
         }
 
+        internal static Is ReadIs(GentableBinary r)
+        {
+            return new Is(r.ReadI32());
+        }
+
         internal static void WriteIs(global::System.Text.StringBuilder sb, Is r)
         {
             sb.Append('{');

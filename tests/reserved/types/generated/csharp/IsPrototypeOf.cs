@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new IsPrototypeOf(f0);
         }
 
+        internal static IsPrototypeOf ReadIsPrototypeOf(GentableBinary r)
+        {
+            return new IsPrototypeOf(r.ReadI32());
+        }
+
         internal static void WriteIsPrototypeOf(global::System.Text.StringBuilder sb, IsPrototypeOf r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Isize(f0);
         }
 
+        internal static Isize ReadIsize(GentableBinary r)
+        {
+            return new Isize(r.ReadI32());
+        }
+
         internal static void WriteIsize(global::System.Text.StringBuilder sb, Isize r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Iterable(f0);
         }
 
+        internal static Iterable ReadIterable(GentableBinary r)
+        {
+            return new Iterable(r.ReadI32());
+        }
+
         internal static void WriteIterable(global::System.Text.StringBuilder sb, Iterable r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new IterableIterator(f0);
         }
 
+        internal static IterableIterator ReadIterableIterator(GentableBinary r)
+        {
+            return new IterableIterator(r.ReadI32());
+        }
+
         internal static void WriteIterableIterator(global::System.Text.StringBuilder sb, IterableIterator r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Iterator(f0);
         }
 
+        internal static Iterator ReadIterator(GentableBinary r)
+        {
+            return new Iterator(r.ReadI32());
+        }
+
         internal static void WriteIterator(global::System.Text.StringBuilder sb, Iterator r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Join(f0);
         }
 
+        internal static Join ReadJoin(GentableBinary r)
+        {
+            return new Join(r.ReadI32());
+        }
+
         internal static void WriteJoin(global::System.Text.StringBuilder sb, Join r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Json(f0);
         }
 
+        internal static Json ReadJson(GentableBinary r)
+        {
+            return new Json(r.ReadI32());
+        }
+
         internal static void WriteJson(global::System.Text.StringBuilder sb, Json r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Keyof(f0);
         }
 
+        internal static Keyof ReadKeyof(GentableBinary r)
+        {
+            return new Keyof(r.ReadI32());
+        }
+
         internal static void WriteKeyof(global::System.Text.StringBuilder sb, Keyof r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Let(f0);
         }
 
+        internal static Let ReadLet(GentableBinary r)
+        {
+            return new Let(r.ReadI32());
+        }
+
         internal static void WriteLet(global::System.Text.StringBuilder sb, Let r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lib(f0);
         }
 
+        internal static Lib ReadLib(GentableBinary r)
+        {
+            return new Lib(r.ReadI32());
+        }
+
         internal static void WriteLib(global::System.Text.StringBuilder sb, Lib r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lock(f0);
         }
 
+        internal static Lock ReadLock(GentableBinary r)
+        {
+            return new Lock(r.ReadI32());
+        }
+
         internal static void WriteLock(global::System.Text.StringBuilder sb, Lock r)
         {
             sb.Append('{');

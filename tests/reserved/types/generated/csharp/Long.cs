@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Long(f0);
         }
 
+        internal static Long ReadLong(GentableBinary r)
+        {
+            return new Long(r.ReadI32());
+        }
+
         internal static void WriteLong(global::System.Text.StringBuilder sb, Long r)
         {
             sb.Append('{');

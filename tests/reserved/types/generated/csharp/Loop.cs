@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Loop(f0);
         }
 
+        internal static Loop ReadLoop(GentableBinary r)
+        {
+            return new Loop(r.ReadI32());
+        }
+
         internal static void WriteLoop(global::System.Text.StringBuilder sb, Loop r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt0(f0);
         }
 
+        internal static Lpt0 ReadLpt0(GentableBinary r)
+        {
+            return new Lpt0(r.ReadI32());
+        }
+
         internal static void WriteLpt0(global::System.Text.StringBuilder sb, Lpt0 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt1(f0);
         }
 
+        internal static Lpt1 ReadLpt1(GentableBinary r)
+        {
+            return new Lpt1(r.ReadI32());
+        }
+
         internal static void WriteLpt1(global::System.Text.StringBuilder sb, Lpt1 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt2(f0);
         }
 
+        internal static Lpt2 ReadLpt2(GentableBinary r)
+        {
+            return new Lpt2(r.ReadI32());
+        }
+
         internal static void WriteLpt2(global::System.Text.StringBuilder sb, Lpt2 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt3(f0);
         }
 
+        internal static Lpt3 ReadLpt3(GentableBinary r)
+        {
+            return new Lpt3(r.ReadI32());
+        }
+
         internal static void WriteLpt3(global::System.Text.StringBuilder sb, Lpt3 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt4(f0);
         }
 
+        internal static Lpt4 ReadLpt4(GentableBinary r)
+        {
+            return new Lpt4(r.ReadI32());
+        }
+
         internal static void WriteLpt4(global::System.Text.StringBuilder sb, Lpt4 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt5(f0);
         }
 
+        internal static Lpt5 ReadLpt5(GentableBinary r)
+        {
+            return new Lpt5(r.ReadI32());
+        }
+
         internal static void WriteLpt5(global::System.Text.StringBuilder sb, Lpt5 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt6(f0);
         }
 
+        internal static Lpt6 ReadLpt6(GentableBinary r)
+        {
+            return new Lpt6(r.ReadI32());
+        }
+
         internal static void WriteLpt6(global::System.Text.StringBuilder sb, Lpt6 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt7(f0);
         }
 
+        internal static Lpt7 ReadLpt7(GentableBinary r)
+        {
+            return new Lpt7(r.ReadI32());
+        }
+
         internal static void WriteLpt7(global::System.Text.StringBuilder sb, Lpt7 r)
         {
             sb.Append('{');

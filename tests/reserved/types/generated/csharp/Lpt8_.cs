@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt8(f0);
         }
 
+        internal static Lpt8 ReadLpt8(GentableBinary r)
+        {
+            return new Lpt8(r.ReadI32());
+        }
+
         internal static void WriteLpt8(global::System.Text.StringBuilder sb, Lpt8 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Lpt9(f0);
         }
 
+        internal static Lpt9 ReadLpt9(GentableBinary r)
+        {
+            return new Lpt9(r.ReadI32());
+        }
+
         internal static void WriteLpt9(global::System.Text.StringBuilder sb, Lpt9 r)
         {
             sb.Append('{');

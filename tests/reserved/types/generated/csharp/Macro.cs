@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Macro(f0);
         }
 
+        internal static Macro ReadMacro(GentableBinary r)
+        {
+            return new Macro(r.ReadI32());
+        }
+
         internal static void WriteMacro(global::System.Text.StringBuilder sb, Macro r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new MacroRules(f0);
         }
 
+        internal static MacroRules ReadMacroRules(GentableBinary r)
+        {
+            return new MacroRules(r.ReadI32());
+        }
+
         internal static void WriteMacroRules(global::System.Text.StringBuilder sb, MacroRules r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Main(f0);
         }
 
+        internal static Main ReadMain(GentableBinary r)
+        {
+            return new Main(r.ReadI32());
+        }
+
         internal static void WriteMain(global::System.Text.StringBuilder sb, Main r)
         {
             sb.Append('{');

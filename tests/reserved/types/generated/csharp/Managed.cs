@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Managed(f0);
         }
 
+        internal static Managed ReadManaged(GentableBinary r)
+        {
+            return new Managed(r.ReadI32());
+        }
+
         internal static void WriteManaged(global::System.Text.StringBuilder sb, Managed r)
         {
             sb.Append('{');

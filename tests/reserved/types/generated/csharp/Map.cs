@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Map(f0);
         }
 
+        internal static Map ReadMap(GentableBinary r)
+        {
+            return new Map(r.ReadI32());
+        }
+
         internal static void WriteMap(global::System.Text.StringBuilder sb, Map r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Match(f0);
         }
 
+        internal static Match ReadMatch(GentableBinary r)
+        {
+            return new Match(r.ReadI32());
+        }
+
         internal static void WriteMatch(global::System.Text.StringBuilder sb, Match r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Math(f0);
         }
 
+        internal static Math ReadMath(GentableBinary r)
+        {
+            return new Math(r.ReadI32());
+        }
+
         internal static void WriteMath(global::System.Text.StringBuilder sb, Math r)
         {
             sb.Append('{');

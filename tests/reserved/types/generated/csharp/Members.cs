@@ -128,6 +128,11 @@ namespace Reserved.Types
             return new Members(f0, f1, f2, f3);
         }
 
+        internal static Members ReadMembers(GentableBinary r)
+        {
+            return new Members(r.ReadI32(), GentableCodec.ReadWord(r), GentableCodec.ReadChoice(r), r.TryNull() ? default(FlagFlags?) : GentableCodec.ReadFlagFlags(r));
+        }
+
         internal static void WriteMembers(global::System.Text.StringBuilder sb, Members r)
         {
             sb.Append('{');

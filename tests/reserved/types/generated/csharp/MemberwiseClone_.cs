@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new MemberwiseClone_(f0);
         }
 
+        internal static MemberwiseClone_ ReadMemberwiseClone_(GentableBinary r)
+        {
+            return new MemberwiseClone_(r.ReadI32());
+        }
+
         internal static void WriteMemberwiseClone_(global::System.Text.StringBuilder sb, MemberwiseClone_ r)
         {
             sb.Append('{');

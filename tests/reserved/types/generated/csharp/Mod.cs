@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Mod(f0);
         }
 
+        internal static Mod ReadMod(GentableBinary r)
+        {
+            return new Mod(r.ReadI32());
+        }
+
         internal static void WriteMod(global::System.Text.StringBuilder sb, Mod r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Module(f0);
         }
 
+        internal static Module ReadModule(GentableBinary r)
+        {
+            return new Module(r.ReadI32());
+        }
+
         internal static void WriteModule(global::System.Text.StringBuilder sb, Module r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Move(f0);
         }
 
+        internal static Move ReadMove(GentableBinary r)
+        {
+            return new Move(r.ReadI32());
+        }
+
         internal static void WriteMove(global::System.Text.StringBuilder sb, Move r)
         {
             sb.Append('{');

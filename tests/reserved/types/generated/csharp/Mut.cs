@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Mut(f0);
         }
 
+        internal static Mut ReadMut(GentableBinary r)
+        {
+            return new Mut(r.ReadI32());
+        }
+
         internal static void WriteMut(global::System.Text.StringBuilder sb, Mut r)
         {
             sb.Append('{');

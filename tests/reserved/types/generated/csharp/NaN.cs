@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new NaN(f0);
         }
 
+        internal static NaN ReadNaN(GentableBinary r)
+        {
+            return new NaN(r.ReadI32());
+        }
+
         internal static void WriteNaN(global::System.Text.StringBuilder sb, NaN r)
         {
             sb.Append('{');

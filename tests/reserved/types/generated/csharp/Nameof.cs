@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Nameof(f0);
         }
 
+        internal static Nameof ReadNameof(GentableBinary r)
+        {
+            return new Nameof(r.ReadI32());
+        }
+
         internal static void WriteNameof(global::System.Text.StringBuilder sb, Nameof r)
         {
             sb.Append('{');

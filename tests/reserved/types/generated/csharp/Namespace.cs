@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Namespace(f0);
         }
 
+        internal static Namespace ReadNamespace(GentableBinary r)
+        {
+            return new Namespace(r.ReadI32());
+        }
+
         internal static void WriteNamespace(global::System.Text.StringBuilder sb, Namespace r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Never(f0);
         }
 
+        internal static Never ReadNever(GentableBinary r)
+        {
+            return new Never(r.ReadI32());
+        }
+
         internal static void WriteNever(global::System.Text.StringBuilder sb, Never r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new New(f0);
         }
 
+        internal static New ReadNew(GentableBinary r)
+        {
+            return new New(r.ReadI32());
+        }
+
         internal static void WriteNew(global::System.Text.StringBuilder sb, New r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Nint(f0);
         }
 
+        internal static Nint ReadNint(GentableBinary r)
+        {
+            return new Nint(r.ReadI32());
+        }
+
         internal static void WriteNint(global::System.Text.StringBuilder sb, Nint r)
         {
             sb.Append('{');

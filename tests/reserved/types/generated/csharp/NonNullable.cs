@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new NonNullable(f0);
         }
 
+        internal static NonNullable ReadNonNullable(GentableBinary r)
+        {
+            return new NonNullable(r.ReadI32());
+        }
+
         internal static void WriteNonNullable(global::System.Text.StringBuilder sb, NonNullable r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new None(f0);
         }
 
+        internal static None ReadNone(GentableBinary r)
+        {
+            return new None(r.ReadI32());
+        }
+
         internal static void WriteNone(global::System.Text.StringBuilder sb, None r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Not(f0);
         }
 
+        internal static Not ReadNot(GentableBinary r)
+        {
+            return new Not(r.ReadI32());
+        }
+
         internal static void WriteNot(global::System.Text.StringBuilder sb, Not r)
         {
             sb.Append('{');

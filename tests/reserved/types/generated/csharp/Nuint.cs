@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Nuint(f0);
         }
 
+        internal static Nuint ReadNuint(GentableBinary r)
+        {
+            return new Nuint(r.ReadI32());
+        }
+
         internal static void WriteNuint(global::System.Text.StringBuilder sb, Nuint r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Nul(f0);
         }
 
+        internal static Nul ReadNul(GentableBinary r)
+        {
+            return new Nul(r.ReadI32());
+        }
+
         internal static void WriteNul(global::System.Text.StringBuilder sb, Nul r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Null(f0);
         }
 
+        internal static Null ReadNull(GentableBinary r)
+        {
+            return new Null(r.ReadI32());
+        }
+
         internal static void WriteNull(global::System.Text.StringBuilder sb, Null r)
         {
             sb.Append('{');

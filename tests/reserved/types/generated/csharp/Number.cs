@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Number(f0);
         }
 
+        internal static Number ReadNumber(GentableBinary r)
+        {
+            return new Number(r.ReadI32());
+        }
+
         internal static void WriteNumber(global::System.Text.StringBuilder sb, Number r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Object(f0);
         }
 
+        internal static Object ReadObject(GentableBinary r)
+        {
+            return new Object(r.ReadI32());
+        }
+
         internal static void WriteObject(global::System.Text.StringBuilder sb, Object r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Of(f0);
         }
 
+        internal static Of ReadOf(GentableBinary r)
+        {
+            return new Of(r.ReadI32());
+        }
+
         internal static void WriteOf(global::System.Text.StringBuilder sb, Of r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Ok(f0);
         }
 
+        internal static Ok ReadOk(GentableBinary r)
+        {
+            return new Ok(r.ReadI32());
+        }
+
         internal static void WriteOk(global::System.Text.StringBuilder sb, Ok r)
         {
             sb.Append('{');

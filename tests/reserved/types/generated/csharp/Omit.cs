@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Omit(f0);
         }
 
+        internal static Omit ReadOmit(GentableBinary r)
+        {
+            return new Omit(r.ReadI32());
+        }
+
         internal static void WriteOmit(global::System.Text.StringBuilder sb, Omit r)
         {
             sb.Append('{');

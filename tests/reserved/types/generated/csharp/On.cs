@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new On(f0);
         }
 
+        internal static On ReadOn(GentableBinary r)
+        {
+            return new On(r.ReadI32());
+        }
+
         internal static void WriteOn(global::System.Text.StringBuilder sb, On r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Operator(f0);
         }
 
+        internal static Operator ReadOperator(GentableBinary r)
+        {
+            return new Operator(r.ReadI32());
+        }
+
         internal static void WriteOperator(global::System.Text.StringBuilder sb, Operator r)
         {
             sb.Append('{');

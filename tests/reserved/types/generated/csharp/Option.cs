@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Option(f0);
         }
 
+        internal static Option ReadOption(GentableBinary r)
+        {
+            return new Option(r.ReadI32());
+        }
+
         internal static void WriteOption(global::System.Text.StringBuilder sb, Option r)
         {
             sb.Append('{');

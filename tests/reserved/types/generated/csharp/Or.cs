@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Or(f0);
         }
 
+        internal static Or ReadOr(GentableBinary r)
+        {
+            return new Or(r.ReadI32());
+        }
+
         internal static void WriteOr(global::System.Text.StringBuilder sb, Or r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Ord(f0);
         }
 
+        internal static Ord ReadOrd(GentableBinary r)
+        {
+            return new Ord(r.ReadI32());
+        }
+
         internal static void WriteOrd(global::System.Text.StringBuilder sb, Ord r)
         {
             sb.Append('{');

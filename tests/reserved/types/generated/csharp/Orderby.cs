@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Orderby(f0);
         }
 
+        internal static Orderby ReadOrderby(GentableBinary r)
+        {
+            return new Orderby(r.ReadI32());
+        }
+
         internal static void WriteOrderby(global::System.Text.StringBuilder sb, Orderby r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Out(f0);
         }
 
+        internal static Out ReadOut(GentableBinary r)
+        {
+            return new Out(r.ReadI32());
+        }
+
         internal static void WriteOut(global::System.Text.StringBuilder sb, Out r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Override(f0);
         }
 
+        internal static Override ReadOverride(GentableBinary r)
+        {
+            return new Override(r.ReadI32());
+        }
+
         internal static void WriteOverride(global::System.Text.StringBuilder sb, Override r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Package(f0);
         }
 
+        internal static Package ReadPackage(GentableBinary r)
+        {
+            return new Package(r.ReadI32());
+        }
+
         internal static void WritePackage(global::System.Text.StringBuilder sb, Package r)
         {
             sb.Append('{');

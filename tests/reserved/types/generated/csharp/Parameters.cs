@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Parameters(f0);
         }
 
+        internal static Parameters ReadParameters(GentableBinary r)
+        {
+            return new Parameters(r.ReadI32());
+        }
+
         internal static void WriteParameters(global::System.Text.StringBuilder sb, Parameters r)
         {
             sb.Append('{');

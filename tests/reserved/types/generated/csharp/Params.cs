@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Params(f0);
         }
 
+        internal static Params ReadParams(GentableBinary r)
+        {
+            return new Params(r.ReadI32());
+        }
+
         internal static void WriteParams(global::System.Text.StringBuilder sb, Params r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Partial(f0);
         }
 
+        internal static Partial ReadPartial(GentableBinary r)
+        {
+            return new Partial(r.ReadI32());
+        }
+
         internal static void WritePartial(global::System.Text.StringBuilder sb, Partial r)
         {
             sb.Append('{');

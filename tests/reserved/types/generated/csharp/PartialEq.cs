@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new PartialEq(f0);
         }
 
+        internal static PartialEq ReadPartialEq(GentableBinary r)
+        {
+            return new PartialEq(r.ReadI32());
+        }
+
         internal static void WritePartialEq(global::System.Text.StringBuilder sb, PartialEq r)
         {
             sb.Append('{');

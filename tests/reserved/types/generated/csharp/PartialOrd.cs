@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new PartialOrd(f0);
         }
 
+        internal static PartialOrd ReadPartialOrd(GentableBinary r)
+        {
+            return new PartialOrd(r.ReadI32());
+        }
+
         internal static void WritePartialOrd(global::System.Text.StringBuilder sb, PartialOrd r)
         {
             sb.Append('{');

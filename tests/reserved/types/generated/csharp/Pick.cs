@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Pick(f0);
         }
 
+        internal static Pick ReadPick(GentableBinary r)
+        {
+            return new Pick(r.ReadI32());
+        }
+
         internal static void WritePick(global::System.Text.StringBuilder sb, Pick r)
         {
             sb.Append('{');

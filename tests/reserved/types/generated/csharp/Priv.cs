@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Priv(f0);
         }
 
+        internal static Priv ReadPriv(GentableBinary r)
+        {
+            return new Priv(r.ReadI32());
+        }
+
         internal static void WritePriv(global::System.Text.StringBuilder sb, Priv r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Private(f0);
         }
 
+        internal static Private ReadPrivate(GentableBinary r)
+        {
+            return new Private(r.ReadI32());
+        }
+
         internal static void WritePrivate(global::System.Text.StringBuilder sb, Private r)
         {
             sb.Append('{');

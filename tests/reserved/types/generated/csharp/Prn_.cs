@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Prn(f0);
         }
 
+        internal static Prn ReadPrn(GentableBinary r)
+        {
+            return new Prn(r.ReadI32());
+        }
+
         internal static void WritePrn(global::System.Text.StringBuilder sb, Prn r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ProcMacro(f0);
         }
 
+        internal static ProcMacro ReadProcMacro(GentableBinary r)
+        {
+            return new ProcMacro(r.ReadI32());
+        }
+
         internal static void WriteProcMacro(global::System.Text.StringBuilder sb, ProcMacro r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Process(f0);
         }
 
+        internal static Process ReadProcess(GentableBinary r)
+        {
+            return new Process(r.ReadI32());
+        }
+
         internal static void WriteProcess(global::System.Text.StringBuilder sb, Process r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Promise(f0);
         }
 
+        internal static Promise ReadPromise(GentableBinary r)
+        {
+            return new Promise(r.ReadI32());
+        }
+
         internal static void WritePromise(global::System.Text.StringBuilder sb, Promise r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new PropertyIsEnumerable(f0);
         }
 
+        internal static PropertyIsEnumerable ReadPropertyIsEnumerable(GentableBinary r)
+        {
+            return new PropertyIsEnumerable(r.ReadI32());
+        }
+
         internal static void WritePropertyIsEnumerable(global::System.Text.StringBuilder sb, PropertyIsEnumerable r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new PropertyKey(f0);
         }
 
+        internal static PropertyKey ReadPropertyKey(GentableBinary r)
+        {
+            return new PropertyKey(r.ReadI32());
+        }
+
         internal static void WritePropertyKey(global::System.Text.StringBuilder sb, PropertyKey r)
         {
             sb.Append('{');

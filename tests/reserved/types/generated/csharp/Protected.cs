@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Protected(f0);
         }
 
+        internal static Protected ReadProtected(GentableBinary r)
+        {
+            return new Protected(r.ReadI32());
+        }
+
         internal static void WriteProtected(global::System.Text.StringBuilder sb, Protected r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Proto(f0);
         }
 
+        internal static Proto ReadProto(GentableBinary r)
+        {
+            return new Proto(r.ReadI32());
+        }
+
         internal static void WriteProto(global::System.Text.StringBuilder sb, Proto r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Prototype(f0);
         }
 
+        internal static Prototype ReadPrototype(GentableBinary r)
+        {
+            return new Prototype(r.ReadI32());
+        }
+
         internal static void WritePrototype(global::System.Text.StringBuilder sb, Prototype r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Proxy(f0);
         }
 
+        internal static Proxy ReadProxy(GentableBinary r)
+        {
+            return new Proxy(r.ReadI32());
+        }
+
         internal static void WriteProxy(global::System.Text.StringBuilder sb, Proxy r)
         {
             sb.Append('{');

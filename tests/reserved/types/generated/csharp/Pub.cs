@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Pub(f0);
         }
 
+        internal static Pub ReadPub(GentableBinary r)
+        {
+            return new Pub(r.ReadI32());
+        }
+
         internal static void WritePub(global::System.Text.StringBuilder sb, Pub r)
         {
             sb.Append('{');

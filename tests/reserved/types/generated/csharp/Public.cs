@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Public(f0);
         }
 
+        internal static Public ReadPublic(GentableBinary r)
+        {
+            return new Public(r.ReadI32());
+        }
+
         internal static void WritePublic(global::System.Text.StringBuilder sb, Public r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new RangeError(f0);
         }
 
+        internal static RangeError ReadRangeError(GentableBinary r)
+        {
+            return new RangeError(r.ReadI32());
+        }
+
         internal static void WriteRangeError(global::System.Text.StringBuilder sb, RangeError r)
         {
             sb.Append('{');

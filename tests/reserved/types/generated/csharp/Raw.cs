@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Raw(f0);
         }
 
+        internal static Raw ReadRaw(GentableBinary r)
+        {
+            return new Raw(r.ReadI32());
+        }
+
         internal static void WriteRaw(global::System.Text.StringBuilder sb, Raw r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Readonly(f0);
         }
 
+        internal static Readonly ReadReadonly(GentableBinary r)
+        {
+            return new Readonly(r.ReadI32());
+        }
+
         internal static void WriteReadonly(global::System.Text.StringBuilder sb, Readonly r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ReadonlyArray(f0);
         }
 
+        internal static ReadonlyArray ReadReadonlyArray(GentableBinary r)
+        {
+            return new ReadonlyArray(r.ReadI32());
+        }
+
         internal static void WriteReadonlyArray(global::System.Text.StringBuilder sb, ReadonlyArray r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ReadonlyMap(f0);
         }
 
+        internal static ReadonlyMap ReadReadonlyMap(GentableBinary r)
+        {
+            return new ReadonlyMap(r.ReadI32());
+        }
+
         internal static void WriteReadonlyMap(global::System.Text.StringBuilder sb, ReadonlyMap r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ReadonlySet(f0);
         }
 
+        internal static ReadonlySet ReadReadonlySet(GentableBinary r)
+        {
+            return new ReadonlySet(r.ReadI32());
+        }
+
         internal static void WriteReadonlySet(global::System.Text.StringBuilder sb, ReadonlySet r)
         {
             sb.Append('{');

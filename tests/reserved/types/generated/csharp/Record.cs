@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Record(f0);
         }
 
+        internal static Record ReadRecord(GentableBinary r)
+        {
+            return new Record(r.ReadI32());
+        }
+
         internal static void WriteRecord(global::System.Text.StringBuilder sb, Record r)
         {
             sb.Append('{');

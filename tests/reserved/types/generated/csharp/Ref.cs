@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Ref(f0);
         }
 
+        internal static Ref ReadRef(GentableBinary r)
+        {
+            return new Ref(r.ReadI32());
+        }
+
         internal static void WriteRef(global::System.Text.StringBuilder sb, Ref r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ReferenceEquals_(f0);
         }
 
+        internal static ReferenceEquals_ ReadReferenceEquals_(GentableBinary r)
+        {
+            return new ReferenceEquals_(r.ReadI32());
+        }
+
         internal static void WriteReferenceEquals_(global::System.Text.StringBuilder sb, ReferenceEquals_ r)
         {
             sb.Append('{');

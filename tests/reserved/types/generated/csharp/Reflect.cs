@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Reflect(f0);
         }
 
+        internal static Reflect ReadReflect(GentableBinary r)
+        {
+            return new Reflect(r.ReadI32());
+        }
+
         internal static void WriteReflect(global::System.Text.StringBuilder sb, Reflect r)
         {
             sb.Append('{');

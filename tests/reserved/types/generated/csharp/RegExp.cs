@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new RegExp(f0);
         }
 
+        internal static RegExp ReadRegExp(GentableBinary r)
+        {
+            return new RegExp(r.ReadI32());
+        }
+
         internal static void WriteRegExp(global::System.Text.StringBuilder sb, RegExp r)
         {
             sb.Append('{');

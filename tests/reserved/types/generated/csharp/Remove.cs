@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Remove(f0);
         }
 
+        internal static Remove ReadRemove(GentableBinary r)
+        {
+            return new Remove(r.ReadI32());
+        }
+
         internal static void WriteRemove(global::System.Text.StringBuilder sb, Remove r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Require(f0);
         }
 
+        internal static Require ReadRequire(GentableBinary r)
+        {
+            return new Require(r.ReadI32());
+        }
+
         internal static void WriteRequire(global::System.Text.StringBuilder sb, Require r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Required(f0);
         }
 
+        internal static Required ReadRequired(GentableBinary r)
+        {
+            return new Required(r.ReadI32());
+        }
+
         internal static void WriteRequired(global::System.Text.StringBuilder sb, Required r)
         {
             sb.Append('{');

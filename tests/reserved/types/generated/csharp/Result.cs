@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Result(f0);
         }
 
+        internal static Result ReadResult(GentableBinary r)
+        {
+            return new Result(r.ReadI32());
+        }
+
         internal static void WriteResult(global::System.Text.StringBuilder sb, Result r)
         {
             sb.Append('{');

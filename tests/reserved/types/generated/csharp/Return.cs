@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Return(f0);
         }
 
+        internal static Return ReadReturn(GentableBinary r)
+        {
+            return new Return(r.ReadI32());
+        }
+
         internal static void WriteReturn(global::System.Text.StringBuilder sb, Return r)
         {
             sb.Append('{');

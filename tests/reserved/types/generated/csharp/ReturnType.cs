@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ReturnType(f0);
         }
 
+        internal static ReturnType ReadReturnType(GentableBinary r)
+        {
+            return new ReturnType(r.ReadI32());
+        }
+
         internal static void WriteReturnType(global::System.Text.StringBuilder sb, ReturnType r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Safe(f0);
         }
 
+        internal static Safe ReadSafe(GentableBinary r)
+        {
+            return new Safe(r.ReadI32());
+        }
+
         internal static void WriteSafe(global::System.Text.StringBuilder sb, Safe r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Satisfies(f0);
         }
 
+        internal static Satisfies ReadSatisfies(GentableBinary r)
+        {
+            return new Satisfies(r.ReadI32());
+        }
+
         internal static void WriteSatisfies(global::System.Text.StringBuilder sb, Satisfies r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Sbyte(f0);
         }
 
+        internal static Sbyte ReadSbyte(GentableBinary r)
+        {
+            return new Sbyte(r.ReadI32());
+        }
+
         internal static void WriteSbyte(global::System.Text.StringBuilder sb, Sbyte r)
         {
             sb.Append('{');

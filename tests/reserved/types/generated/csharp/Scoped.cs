@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Scoped(f0);
         }
 
+        internal static Scoped ReadScoped(GentableBinary r)
+        {
+            return new Scoped(r.ReadI32());
+        }
+
         internal static void WriteScoped(global::System.Text.StringBuilder sb, Scoped r)
         {
             sb.Append('{');

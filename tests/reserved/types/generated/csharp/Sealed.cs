@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Sealed(f0);
         }
 
+        internal static Sealed ReadSealed(GentableBinary r)
+        {
+            return new Sealed(r.ReadI32());
+        }
+
         internal static void WriteSealed(global::System.Text.StringBuilder sb, Sealed r)
         {
             sb.Append('{');

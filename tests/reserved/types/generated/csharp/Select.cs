@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Select(f0);
         }
 
+        internal static Select ReadSelect(GentableBinary r)
+        {
+            return new Select(r.ReadI32());
+        }
+
         internal static void WriteSelect(global::System.Text.StringBuilder sb, Select r)
         {
             sb.Append('{');

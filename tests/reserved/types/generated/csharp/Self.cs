@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Self(f0);
         }
 
+        internal static Self ReadSelf(GentableBinary r)
+        {
+            return new Self(r.ReadI32());
+        }
+
         internal static void WriteSelf(global::System.Text.StringBuilder sb, Self r)
         {
             sb.Append('{');

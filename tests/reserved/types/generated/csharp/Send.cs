@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Send(f0);
         }
 
+        internal static Send ReadSend(GentableBinary r)
+        {
+            return new Send(r.ReadI32());
+        }
+
         internal static void WriteSend(global::System.Text.StringBuilder sb, Send r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Set(f0);
         }
 
+        internal static Set ReadSet(GentableBinary r)
+        {
+            return new Set(r.ReadI32());
+        }
+
         internal static void WriteSet(global::System.Text.StringBuilder sb, Set r)
         {
             sb.Append('{');

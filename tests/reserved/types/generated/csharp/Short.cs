@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Short(f0);
         }
 
+        internal static Short ReadShort(GentableBinary r)
+        {
+            return new Short(r.ReadI32());
+        }
+
         internal static void WriteShort(global::System.Text.StringBuilder sb, Short r)
         {
             sb.Append('{');

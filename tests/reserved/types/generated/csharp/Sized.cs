@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Sized(f0);
         }
 
+        internal static Sized ReadSized(GentableBinary r)
+        {
+            return new Sized(r.ReadI32());
+        }
+
         internal static void WriteSized(global::System.Text.StringBuilder sb, Sized r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Sizeof(f0);
         }
 
+        internal static Sizeof ReadSizeof(GentableBinary r)
+        {
+            return new Sizeof(r.ReadI32());
+        }
+
         internal static void WriteSizeof(global::System.Text.StringBuilder sb, Sizeof r)
         {
             sb.Append('{');

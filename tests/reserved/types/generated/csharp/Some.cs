@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Some(f0);
         }
 
+        internal static Some ReadSome(GentableBinary r)
+        {
+            return new Some(r.ReadI32());
+        }
+
         internal static void WriteSome(global::System.Text.StringBuilder sb, Some r)
         {
             sb.Append('{');

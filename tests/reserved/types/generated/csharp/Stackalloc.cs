@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Stackalloc(f0);
         }
 
+        internal static Stackalloc ReadStackalloc(GentableBinary r)
+        {
+            return new Stackalloc(r.ReadI32());
+        }
+
         internal static void WriteStackalloc(global::System.Text.StringBuilder sb, Stackalloc r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Static(f0);
         }
 
+        internal static Static ReadStatic(GentableBinary r)
+        {
+            return new Static(r.ReadI32());
+        }
+
         internal static void WriteStatic(global::System.Text.StringBuilder sb, Static r)
         {
             sb.Append('{');

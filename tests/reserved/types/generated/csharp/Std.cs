@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Std(f0);
         }
 
+        internal static Std ReadStd(GentableBinary r)
+        {
+            return new Std(r.ReadI32());
+        }
+
         internal static void WriteStd(global::System.Text.StringBuilder sb, Std r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Str(f0);
         }
 
+        internal static Str ReadStr(GentableBinary r)
+        {
+            return new Str(r.ReadI32());
+        }
+
         internal static void WriteStr(global::System.Text.StringBuilder sb, Str r)
         {
             sb.Append('{');

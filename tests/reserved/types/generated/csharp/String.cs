@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new String(f0);
         }
 
+        internal static String ReadString(GentableBinary r)
+        {
+            return new String(r.ReadI32());
+        }
+
         internal static void WriteString(global::System.Text.StringBuilder sb, String r)
         {
             sb.Append('{');

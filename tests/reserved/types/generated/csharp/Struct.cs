@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Struct(f0);
         }
 
+        internal static Struct ReadStruct(GentableBinary r)
+        {
+            return new Struct(r.ReadI32());
+        }
+
         internal static void WriteStruct(global::System.Text.StringBuilder sb, Struct r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Super(f0);
         }
 
+        internal static Super ReadSuper(GentableBinary r)
+        {
+            return new Super(r.ReadI32());
+        }
+
         internal static void WriteSuper(global::System.Text.StringBuilder sb, Super r)
         {
             sb.Append('{');

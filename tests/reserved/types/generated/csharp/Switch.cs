@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Switch(f0);
         }
 
+        internal static Switch ReadSwitch(GentableBinary r)
+        {
+            return new Switch(r.ReadI32());
+        }
+
         internal static void WriteSwitch(global::System.Text.StringBuilder sb, Switch r)
         {
             sb.Append('{');

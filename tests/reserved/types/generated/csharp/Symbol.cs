@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Symbol(f0);
         }
 
+        internal static Symbol ReadSymbol(GentableBinary r)
+        {
+            return new Symbol(r.ReadI32());
+        }
+
         internal static void WriteSymbol(global::System.Text.StringBuilder sb, Symbol r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Sync(f0);
         }
 
+        internal static Sync ReadSync(GentableBinary r)
+        {
+            return new Sync(r.ReadI32());
+        }
+
         internal static void WriteSync(global::System.Text.StringBuilder sb, Sync r)
         {
             sb.Append('{');

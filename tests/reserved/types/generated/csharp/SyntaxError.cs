@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new SyntaxError(f0);
         }
 
+        internal static SyntaxError ReadSyntaxError(GentableBinary r)
+        {
+            return new SyntaxError(r.ReadI32());
+        }
+
         internal static void WriteSyntaxError(global::System.Text.StringBuilder sb, SyntaxError r)
         {
             sb.Append('{');

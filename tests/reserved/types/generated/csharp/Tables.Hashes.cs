@@ -10,13 +10,13 @@ namespace Reserved.Types
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "e8e62bfba098684c44a824fae5cf07d86afbdaa6d945ff397c6ef5bade348921";
+        public const string ContentHash = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "e8e62bfba098684c44a824fae5cf07d86afbdaa6d945ff397c6ef5bade348921";
+        public const string ProjectHash = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -26,8 +26,8 @@ namespace Reserved.Types
         {
             switch (table)
             {
-                case "Members": return new[] { "142f82e1a9cf0dee2ac0d994156893ae18aba741c772bfc1d8a89d65a9eae64e", "58244205a960a8c0bf17f969ccc1670ba9c6645eacf75de5c44be37031cedc82" };
-                case "Records": return new[] { "c3fa9e8c33f11e7ef6cf51f040ea5a6ded87dbf570da52496c2e109917b5dc47", "4f313c21319f05957edd4b867e105b515f176744bdf75a0d4a69977c1901bcb5" };
+                case "Members": return new[] { "531f75bd46ff05d0ec2c57a02a559f0814e80d26e3bb8967c2357ae4bcecbb3c", "87310037850efa98b0209e037137eaf63d1f198e6ea443c07d0d3dec85370836" };
+                case "Records": return new[] { "bc4373cb9576e954dd34977735b73317918f7e0023eac4d3102e02bd78118644", "3a03fde0f1886ab4809a6896479a1f1b21358e82a63161a86c7e6b9194b54bdf" };
                 default: return null;
             }
         }

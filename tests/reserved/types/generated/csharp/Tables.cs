@@ -29,7 +29,7 @@ namespace Reserved.Types
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Members.json", "Records.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Members.bytes", "Records.bytes" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -51,8 +51,8 @@ namespace Reserved.Types
         public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
         {
             if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
-            var t0 = new MembersTable(GentableRead.Rows<Members>(GentableRead.Bytes(bytesOf, "Members.json", "Members"), "Members.json", "Members", TableHashes("Members"), GentableCodec.ReadMembers));
-            var t1 = new RecordsTable(GentableRead.Rows<Records>(GentableRead.Bytes(bytesOf, "Records.json", "Records"), "Records.json", "Records", TableHashes("Records"), GentableCodec.ReadRecords));
+            var t0 = new MembersTable(GentableRead.Rows<Members>(GentableRead.Bytes(bytesOf, "Members.bytes", "Members"), "Members.bytes", "Members", TableHashes("Members"), GentableCodec.ReadMembers, GentableCodec.ReadMembers));
+            var t1 = new RecordsTable(GentableRead.Rows<Records>(GentableRead.Bytes(bytesOf, "Records.bytes", "Records"), "Records.bytes", "Records", TableHashes("Records"), GentableCodec.ReadRecords, GentableCodec.ReadRecords));
             return new Tables(t0, t1);
         }
 

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Test(f0);
         }
 
+        internal static Test ReadTest(GentableBinary r)
+        {
+            return new Test(r.ReadI32());
+        }
+
         internal static void WriteTest(global::System.Text.StringBuilder sb, Test r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new TextDecoder(f0);
         }
 
+        internal static TextDecoder ReadTextDecoder(GentableBinary r)
+        {
+            return new TextDecoder(r.ReadI32());
+        }
+
         internal static void WriteTextDecoder(global::System.Text.StringBuilder sb, TextDecoder r)
         {
             sb.Append('{');

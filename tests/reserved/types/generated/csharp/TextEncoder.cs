@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new TextEncoder(f0);
         }
 
+        internal static TextEncoder ReadTextEncoder(GentableBinary r)
+        {
+            return new TextEncoder(r.ReadI32());
+        }
+
         internal static void WriteTextEncoder(global::System.Text.StringBuilder sb, TextEncoder r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new This(f0);
         }
 
+        internal static This ReadThis(GentableBinary r)
+        {
+            return new This(r.ReadI32());
+        }
+
         internal static void WriteThis(global::System.Text.StringBuilder sb, This r)
         {
             sb.Append('{');

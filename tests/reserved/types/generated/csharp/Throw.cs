@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Throw(f0);
         }
 
+        internal static Throw ReadThrow(GentableBinary r)
+        {
+            return new Throw(r.ReadI32());
+        }
+
         internal static void WriteThrow(global::System.Text.StringBuilder sb, Throw r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ToLocaleString(f0);
         }
 
+        internal static ToLocaleString ReadToLocaleString(GentableBinary r)
+        {
+            return new ToLocaleString(r.ReadI32());
+        }
+
         internal static void WriteToLocaleString(global::System.Text.StringBuilder sb, ToLocaleString r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ToOwned(f0);
         }
 
+        internal static ToOwned ReadToOwned(GentableBinary r)
+        {
+            return new ToOwned(r.ReadI32());
+        }
+
         internal static void WriteToOwned(global::System.Text.StringBuilder sb, ToOwned r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ToString_(f0);
         }
 
+        internal static ToString_ ReadToString_(GentableBinary r)
+        {
+            return new ToString_(r.ReadI32());
+        }
+
         internal static void WriteToString_(global::System.Text.StringBuilder sb, ToString_ r)
         {
             sb.Append('{');

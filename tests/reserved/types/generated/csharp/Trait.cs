@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Trait(f0);
         }
 
+        internal static Trait ReadTrait(GentableBinary r)
+        {
+            return new Trait(r.ReadI32());
+        }
+
         internal static void WriteTrait(global::System.Text.StringBuilder sb, Trait r)
         {
             sb.Append('{');

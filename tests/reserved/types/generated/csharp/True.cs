@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new True(f0);
         }
 
+        internal static True ReadTrue(GentableBinary r)
+        {
+            return new True(r.ReadI32());
+        }
+
         internal static void WriteTrue(global::System.Text.StringBuilder sb, True r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Try(f0);
         }
 
+        internal static Try ReadTry(GentableBinary r)
+        {
+            return new Try(r.ReadI32());
+        }
+
         internal static void WriteTry(global::System.Text.StringBuilder sb, Try r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new TryFrom(f0);
         }
 
+        internal static TryFrom ReadTryFrom(GentableBinary r)
+        {
+            return new TryFrom(r.ReadI32());
+        }
+
         internal static void WriteTryFrom(global::System.Text.StringBuilder sb, TryFrom r)
         {
             sb.Append('{');

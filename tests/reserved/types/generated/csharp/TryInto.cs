@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new TryInto(f0);
         }
 
+        internal static TryInto ReadTryInto(GentableBinary r)
+        {
+            return new TryInto(r.ReadI32());
+        }
+
         internal static void WriteTryInto(global::System.Text.StringBuilder sb, TryInto r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Type(f0);
         }
 
+        internal static Type ReadType(GentableBinary r)
+        {
+            return new Type(r.ReadI32());
+        }
+
         internal static void WriteType(global::System.Text.StringBuilder sb, Type r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new TypeError(f0);
         }
 
+        internal static TypeError ReadTypeError(GentableBinary r)
+        {
+            return new TypeError(r.ReadI32());
+        }
+
         internal static void WriteTypeError(global::System.Text.StringBuilder sb, TypeError r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Typeof(f0);
         }
 
+        internal static Typeof ReadTypeof(GentableBinary r)
+        {
+            return new Typeof(r.ReadI32());
+        }
+
         internal static void WriteTypeof(global::System.Text.StringBuilder sb, Typeof r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new U128(f0);
         }
 
+        internal static U128 ReadU128(GentableBinary r)
+        {
+            return new U128(r.ReadI32());
+        }
+
         internal static void WriteU128(global::System.Text.StringBuilder sb, U128 r)
         {
             sb.Append('{');

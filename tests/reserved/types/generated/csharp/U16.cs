@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new U16(f0);
         }
 
+        internal static U16 ReadU16(GentableBinary r)
+        {
+            return new U16(r.ReadI32());
+        }
+
         internal static void WriteU16(global::System.Text.StringBuilder sb, U16 r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new U64(f0);
         }
 
+        internal static U64 ReadU64(GentableBinary r)
+        {
+            return new U64(r.ReadI32());
+        }
+
         internal static void WriteU64(global::System.Text.StringBuilder sb, U64 r)
         {
             sb.Append('{');

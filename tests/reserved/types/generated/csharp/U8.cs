@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new U8(f0);
         }
 
+        internal static U8 ReadU8(GentableBinary r)
+        {
+            return new U8(r.ReadI32());
+        }
+
         internal static void WriteU8(global::System.Text.StringBuilder sb, U8 r)
         {
             sb.Append('{');

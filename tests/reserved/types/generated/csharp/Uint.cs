@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Uint(f0);
         }
 
+        internal static Uint ReadUint(GentableBinary r)
+        {
+            return new Uint(r.ReadI32());
+        }
+
         internal static void WriteUint(global::System.Text.StringBuilder sb, Uint r)
         {
             sb.Append('{');

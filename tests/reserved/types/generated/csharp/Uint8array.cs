@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Uint8array(f0);
         }
 
+        internal static Uint8array ReadUint8array(GentableBinary r)
+        {
+            return new Uint8array(r.ReadI32());
+        }
+
         internal static void WriteUint8array(global::System.Text.StringBuilder sb, Uint8array r)
         {
             sb.Append('{');

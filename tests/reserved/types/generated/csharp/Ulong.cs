@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Ulong(f0);
         }
 
+        internal static Ulong ReadUlong(GentableBinary r)
+        {
+            return new Ulong(r.ReadI32());
+        }
+
         internal static void WriteUlong(global::System.Text.StringBuilder sb, Ulong r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Unchecked(f0);
         }
 
+        internal static Unchecked ReadUnchecked(GentableBinary r)
+        {
+            return new Unchecked(r.ReadI32());
+        }
+
         internal static void WriteUnchecked(global::System.Text.StringBuilder sb, Unchecked r)
         {
             sb.Append('{');

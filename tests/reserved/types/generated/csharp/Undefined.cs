@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Undefined(f0);
         }
 
+        internal static Undefined ReadUndefined(GentableBinary r)
+        {
+            return new Undefined(r.ReadI32());
+        }
+
         internal static void WriteUndefined(global::System.Text.StringBuilder sb, Undefined r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Union(f0);
         }
 
+        internal static Union ReadUnion(GentableBinary r)
+        {
+            return new Union(r.ReadI32());
+        }
+
         internal static void WriteUnion(global::System.Text.StringBuilder sb, Union r)
         {
             sb.Append('{');

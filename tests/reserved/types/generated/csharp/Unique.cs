@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Unique(f0);
         }
 
+        internal static Unique ReadUnique(GentableBinary r)
+        {
+            return new Unique(r.ReadI32());
+        }
+
         internal static void WriteUnique(global::System.Text.StringBuilder sb, Unique r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Unknown(f0);
         }
 
+        internal static Unknown ReadUnknown(GentableBinary r)
+        {
+            return new Unknown(r.ReadI32());
+        }
+
         internal static void WriteUnknown(global::System.Text.StringBuilder sb, Unknown r)
         {
             sb.Append('{');

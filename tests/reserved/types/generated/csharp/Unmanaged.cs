@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Unmanaged(f0);
         }
 
+        internal static Unmanaged ReadUnmanaged(GentableBinary r)
+        {
+            return new Unmanaged(r.ReadI32());
+        }
+
         internal static void WriteUnmanaged(global::System.Text.StringBuilder sb, Unmanaged r)
         {
             sb.Append('{');

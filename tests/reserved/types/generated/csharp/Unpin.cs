@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Unpin(f0);
         }
 
+        internal static Unpin ReadUnpin(GentableBinary r)
+        {
+            return new Unpin(r.ReadI32());
+        }
+
         internal static void WriteUnpin(global::System.Text.StringBuilder sb, Unpin r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Unsafe(f0);
         }
 
+        internal static Unsafe ReadUnsafe(GentableBinary r)
+        {
+            return new Unsafe(r.ReadI32());
+        }
+
         internal static void WriteUnsafe(global::System.Text.StringBuilder sb, Unsafe r)
         {
             sb.Append('{');

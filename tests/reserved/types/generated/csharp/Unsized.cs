@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Unsized(f0);
         }
 
+        internal static Unsized ReadUnsized(GentableBinary r)
+        {
+            return new Unsized(r.ReadI32());
+        }
+
         internal static void WriteUnsized(global::System.Text.StringBuilder sb, Unsized r)
         {
             sb.Append('{');

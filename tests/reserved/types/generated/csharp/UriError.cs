@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new UriError(f0);
         }
 
+        internal static UriError ReadUriError(GentableBinary r)
+        {
+            return new UriError(r.ReadI32());
+        }
+
         internal static void WriteUriError(global::System.Text.StringBuilder sb, UriError r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Url(f0);
         }
 
+        internal static Url ReadUrl(GentableBinary r)
+        {
+            return new Url(r.ReadI32());
+        }
+
         internal static void WriteUrl(global::System.Text.StringBuilder sb, Url r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Use(f0);
         }
 
+        internal static Use ReadUse(GentableBinary r)
+        {
+            return new Use(r.ReadI32());
+        }
+
         internal static void WriteUse(global::System.Text.StringBuilder sb, Use r)
         {
             sb.Append('{');

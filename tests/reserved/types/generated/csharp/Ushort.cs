@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Ushort(f0);
         }
 
+        internal static Ushort ReadUshort(GentableBinary r)
+        {
+            return new Ushort(r.ReadI32());
+        }
+
         internal static void WriteUshort(global::System.Text.StringBuilder sb, Ushort r)
         {
             sb.Append('{');

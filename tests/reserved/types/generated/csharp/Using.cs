@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Using(f0);
         }
 
+        internal static Using ReadUsing(GentableBinary r)
+        {
+            return new Using(r.ReadI32());
+        }
+
         internal static void WriteUsing(global::System.Text.StringBuilder sb, Using r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Usize(f0);
         }
 
+        internal static Usize ReadUsize(GentableBinary r)
+        {
+            return new Usize(r.ReadI32());
+        }
+
         internal static void WriteUsize(global::System.Text.StringBuilder sb, Usize r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Value(f0);
         }
 
+        internal static Value ReadValue(GentableBinary r)
+        {
+            return new Value(r.ReadI32());
+        }
+
         internal static void WriteValue(global::System.Text.StringBuilder sb, Value r)
         {
             sb.Append('{');

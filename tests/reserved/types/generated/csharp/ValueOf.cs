@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new ValueOf(f0);
         }
 
+        internal static ValueOf ReadValueOf(GentableBinary r)
+        {
+            return new ValueOf(r.ReadI32());
+        }
+
         internal static void WriteValueOf(global::System.Text.StringBuilder sb, ValueOf r)
         {
             sb.Append('{');

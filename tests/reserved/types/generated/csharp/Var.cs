@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Var(f0);
         }
 
+        internal static Var ReadVar(GentableBinary r)
+        {
+            return new Var(r.ReadI32());
+        }
+
         internal static void WriteVar(global::System.Text.StringBuilder sb, Var r)
         {
             sb.Append('{');

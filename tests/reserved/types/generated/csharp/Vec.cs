@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Vec(f0);
         }
 
+        internal static Vec ReadVec(GentableBinary r)
+        {
+            return new Vec(r.ReadI32());
+        }
+
         internal static void WriteVec(global::System.Text.StringBuilder sb, Vec r)
         {
             sb.Append('{');

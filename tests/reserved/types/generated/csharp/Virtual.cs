@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Virtual(f0);
         }
 
+        internal static Virtual ReadVirtual(GentableBinary r)
+        {
+            return new Virtual(r.ReadI32());
+        }
+
         internal static void WriteVirtual(global::System.Text.StringBuilder sb, Virtual r)
         {
             sb.Append('{');

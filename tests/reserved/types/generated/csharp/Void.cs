@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Void(f0);
         }
 
+        internal static Void ReadVoid(GentableBinary r)
+        {
+            return new Void(r.ReadI32());
+        }
+
         internal static void WriteVoid(global::System.Text.StringBuilder sb, Void r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Volatile(f0);
         }
 
+        internal static Volatile ReadVolatile(GentableBinary r)
+        {
+            return new Volatile(r.ReadI32());
+        }
+
         internal static void WriteVolatile(global::System.Text.StringBuilder sb, Volatile r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new WeakMap(f0);
         }
 
+        internal static WeakMap ReadWeakMap(GentableBinary r)
+        {
+            return new WeakMap(r.ReadI32());
+        }
+
         internal static void WriteWeakMap(global::System.Text.StringBuilder sb, WeakMap r)
         {
             sb.Append('{');

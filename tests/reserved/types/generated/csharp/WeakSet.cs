@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new WeakSet(f0);
         }
 
+        internal static WeakSet ReadWeakSet(GentableBinary r)
+        {
+            return new WeakSet(r.ReadI32());
+        }
+
         internal static void WriteWeakSet(global::System.Text.StringBuilder sb, WeakSet r)
         {
             sb.Append('{');

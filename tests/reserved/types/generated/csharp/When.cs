@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new When(f0);
         }
 
+        internal static When ReadWhen(GentableBinary r)
+        {
+            return new When(r.ReadI32());
+        }
+
         internal static void WriteWhen(global::System.Text.StringBuilder sb, When r)
         {
             sb.Append('{');

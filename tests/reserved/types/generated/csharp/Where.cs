@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Where(f0);
         }
 
+        internal static Where ReadWhere(GentableBinary r)
+        {
+            return new Where(r.ReadI32());
+        }
+
         internal static void WriteWhere(global::System.Text.StringBuilder sb, Where r)
         {
             sb.Append('{');

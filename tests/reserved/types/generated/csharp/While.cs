@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new While(f0);
         }
 
+        internal static While ReadWhile(GentableBinary r)
+        {
+            return new While(r.ReadI32());
+        }
+
         internal static void WriteWhile(global::System.Text.StringBuilder sb, While r)
         {
             sb.Append('{');

@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new With(f0);
         }
 
+        internal static With ReadWith(GentableBinary r)
+        {
+            return new With(r.ReadI32());
+        }
+
         internal static void WriteWith(global::System.Text.StringBuilder sb, With r)
         {
             sb.Append('{');

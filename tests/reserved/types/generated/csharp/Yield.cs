@@ -34,6 +34,11 @@ namespace Reserved.Types
             return new Yield(f0);
         }
 
+        internal static Yield ReadYield(GentableBinary r)
+        {
+            return new Yield(r.ReadI32());
+        }
+
         internal static void WriteYield(global::System.Text.StringBuilder sb, Yield r)
         {
             sb.Append('{');

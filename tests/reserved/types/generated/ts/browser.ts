@@ -3,12 +3,12 @@
 // alike (`index.ts` adds `loadTables(dataDir)` and `loadTablesAsync(dataDir)` for Node.js).
 import * as rt from "./runtime.js";
 import { TABLE_HASHES } from "./hashes.js";
-import { MembersTable, readMembers, writeMembers } from "./tables/Members.js";
-import { RecordsTable, readRecords, writeRecords } from "./tables/Records.js";
+import { MembersTable, readMembers, readMembersBin, writeMembers } from "./tables/Members.js";
+import { RecordsTable, readRecords, readRecordsBin, writeRecords } from "./tables/Records.js";
 
 export { GentableDataError } from "./runtime.js";
 export { Flag, Word } from "./enums.js";
-export type { Aux, AllFields, Array_, ArrayBuffer_, ArrayLike_, AsMut, AsRef, Buffer_, ClockU0024, Com0, Com1, Com2, Com3, Com4, Com5, Com6, Com7, Com8, Com9, Con, ConinU0024, ConoutU0024, Clone, Copy, DataView_, Date_, Debug, Default, Display, DoubleEndedIterator, Drop, Eq, Err, Error_, EvalError_, ExactSizeIterator, Exclude_, Extend, Extract_, Finalize, FnMut, FnOnce, From, FromIterator, GetHashCode, GetType, Hash, Infinity_, InstanceType_, Intl_, Into, IntoIterator, Iterable_, IterableIterator_, Iterator_, Json, Lpt0, Lpt1, Lpt2, Lpt3, Lpt4, Lpt5, Lpt6, Lpt7, Lpt8, Lpt9, Map_, Math_, MemberwiseClone, Nul, NaN_, NonNullable_, None, Ok, Omit_, Option, Ord, Prn, Parameters_, PartialEq, PartialOrd, Pick_, Promise_, PropertyKey_, Proxy_, RangeError_, ReadonlyArray_, ReadonlyMap_, ReadonlySet_, ReferenceEquals, Reflect_, RegExp_, Result, ReturnType_, Send, Sized, Some, String_, Sync, SyntaxError_, TextDecoder_, TextEncoder_, ToOwned, ToString, TryFrom, TryInto, TypeError_, UriError, Url, Uint8array, Unpin, Vec, WeakMap_, WeakSet_, Proto, Abstract, Accessor, Add, Alias, Alloc, And, Any, Arguments, As, Ascending, Assert, Asserts, Async, Await, Base, Become, Bigint, Bool, Boolean_, Box, Break, By, Byte, Case, Catch, Char, Checked, Class, Console, Const, Constructor, Continue, Core, Crate, Debugger, Decimal, Declare, Delegate, Delete, Descending, Do, Double, Dyn, Dynamic, Else, Enum, Equals, Eval, Event, Explicit, Export, Extends, Extern, F32, F64, False, Field, File, Final, Finally, Fixed, Float, Fn, For, Foreach, Function_, Gen, Get, Global, GlobalThis, Goto, Group, HasOwnProperty, I128, I16, I32, I64, I8, If, Impl, Implements, Implicit, Import, In, Infer, Init, Instanceof, Int, Interface, Internal, Intrinsic, Is, IsPrototypeOf, Isize, Join, Keyof, Let, Lib, Lock, Long, Loop, Macro, MacroRules, Main, Managed, Match, Mod, Module, Move, Mut, Nameof, Namespace, Never, New, Nint, Not, Nuint, Null, Number_, Object_, Of, On, Operator, Or, Orderby, Out, Override, Package, Params, Partial_, Priv, Private, ProcMacro, Process, PropertyIsEnumerable, Protected, Prototype, Pub, Public, Raw, Readonly_, Record_, Ref, Remove, Require, Required_, Return, Safe, Satisfies, Sbyte, Scoped, Sealed, Select, Self, Set_, Short, Sizeof, Stackalloc, Static, Std, Str, Struct, Super, Switch, Symbol_, Test, This, Throw, ToLocaleString, Trait, True, Try, Type, Typeof, U128, U16, U32, U64, U8, Uint, Ulong, Unchecked, Undefined, Union, Unique, Unknown, Unmanaged, Unsafe, Unsized, Use, Ushort, Using, Usize, Value, ValueOf, Var, Virtual, Void, Volatile, When, Where, While, With, Yield } from "./records.js";
+export type { Aux, AllFields, Array_, ArrayBuffer_, ArrayLike_, AsMut, AsRef, Buffer_, ClockU0024, Com0, Com1, Com2, Com3, Com4, Com5, Com6, Com7, Com8, Com9, Con, ConinU0024, ConoutU0024, Clone, Copy, DataView_, Date_, Debug, Default, Display, DoubleEndedIterator, Drop, Eq, Err, Error_, EvalError_, ExactSizeIterator, Exclude_, Extend, Extract_, Finalize, FnMut, FnOnce, From, FromIterator, GetHashCode, GetType, Hash, Infinity_, InstanceType_, Intl_, Into, IntoIterator, Iterable_, IterableIterator_, Iterator_, Json, Lpt0, Lpt1, Lpt2, Lpt3, Lpt4, Lpt5, Lpt6, Lpt7, Lpt8, Lpt9, Map_, Math_, MemberwiseClone, Nul, NaN_, NonNullable_, None, Ok, Omit_, Option, Ord, Prn, Parameters_, PartialEq, PartialOrd, Pick_, Promise_, PropertyKey_, Proxy_, RangeError_, ReadonlyArray_, ReadonlyMap_, ReadonlySet_, ReferenceEquals, Reflect_, RegExp_, Result, ReturnType_, Send, Sized, Some, String_, Sync, SyntaxError_, TextDecoder_, TextEncoder_, ToOwned, ToString, TryFrom, TryInto, TypeError_, UriError, Url, Uint8array, Unpin, Vec, WeakMap_, WeakSet_, Proto, Abstract, Accessor, Add, Alias, Alloc, And, Any, Arguments, As, Ascending, Assert, Asserts, Async, At, Await, Base, Become, Bigint, Bool, Boolean_, Box, Break, By, Byte, Candidate, Case, Catch, Char, Checked, Class, Console, Const, Constructor, Continue, Core, Crate, Debugger, Decimal, Declare, Delegate, Delete, Descending, Do, Double, Dyn, Dynamic, Else, Enum, Equals, Eval, Event, Explicit, Export, Extends, Extern, F32, F64, False, Field, File, Final, Finally, Fixed, Float, Fn, For, Foreach, Found, Function_, Gen, GentableRow, Get, Global, GlobalThis, Goto, Group, Has, HasOwnProperty, I128, I16, I32, I64, I8, If, Impl, Implements, Implicit, Import, In, Infer, Init, Instanceof, Int, Interface, Internal, Intrinsic, Is, IsPrototypeOf, Isize, Join, Key, Keyof, Let, Lib, List, Lock, Long, Loop, Macro, MacroRules, Main, Managed, Match, Mod, Module, Move, Mut, Nameof, Namespace, Never, New, Nint, Not, Nuint, Null, Number_, Object_, Of, On, Operator, Or, Orderby, Out, Override, Package, Params, Partial_, Parts, Priv, Private, ProcMacro, Process, PropertyIsEnumerable, Protected, Prototype, Pub, Public, Raw, Readonly_, Record_, Ref, Remove, Require, Required_, Return, Row, Rows, Safe, Satisfies, Sbyte, Scoped, Sealed, Select, Self, Set_, Short, Sizeof, Stackalloc, Static, Std, Str, Struct, Super, Switch, Symbol_, Table, Test, This, Throw, ToLocaleString, Trait, True, Try, Type, Typeof, U128, U16, U32, U64, U8, Uint, Ulong, Unchecked, Undefined, Union, Unique, Unknown, Unmanaged, Unsafe, Unsized, Use, Ushort, Using, Usize, Value, ValueOf, Var, Virtual, Void, Volatile, When, Where, While, With, Yield } from "./records.js";
 export { type Members, MembersTable } from "./tables/Members.js";
 export { type Records, RecordsTable } from "./tables/Records.js";
 
@@ -18,7 +18,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["Members.json", "Records.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["Members.bytes", "Records.bytes"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -37,13 +37,13 @@ export interface Tables {
 
 /**
  * Loads every table from what `textOf` returns for each name in `DATA_FILES` (and its table): the JSON text, or
- * the file's bytes (JSON as strict UTF-8).
+ * the file's bytes (JSON as strict UTF-8, or the binary format, recognised by its first bytes).
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
-    members: new MembersTable(rt.rows(textOf("Members.json", "Members"), "Members.json", "Members", TABLE_HASHES.get("Members"), readMembers)),
-    records: new RecordsTable(rt.rows(textOf("Records.json", "Records"), "Records.json", "Records", TABLE_HASHES.get("Records"), readRecords)),
+    members: new MembersTable(rt.rows(textOf("Members.bytes", "Members"), "Members.bytes", "Members", TABLE_HASHES.get("Members"), readMembers, readMembersBin)),
+    records: new RecordsTable(rt.rows(textOf("Records.bytes", "Records"), "Records.bytes", "Records", TABLE_HASHES.get("Records"), readRecords, readRecordsBin)),
   };
   return Object.freeze(t);
 }

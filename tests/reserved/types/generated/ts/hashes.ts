@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "e8e62bfba098684c44a824fae5cf07d86afbdaa6d945ff397c6ef5bade348921";
+export const CONTENT_HASH = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "e8e62bfba098684c44a824fae5cf07d86afbdaa6d945ff397c6ef5bade348921";
+export const PROJECT_HASH = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -23,6 +23,6 @@ export interface TableHashes {
 
 /** Per table name: the hashes its data file's header carries. */
 export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, TableHashes>([
-  ["Members", { data: "142f82e1a9cf0dee2ac0d994156893ae18aba741c772bfc1d8a89d65a9eae64e", schema: "58244205a960a8c0bf17f969ccc1670ba9c6645eacf75de5c44be37031cedc82" }],
-  ["Records", { data: "c3fa9e8c33f11e7ef6cf51f040ea5a6ded87dbf570da52496c2e109917b5dc47", schema: "4f313c21319f05957edd4b867e105b515f176744bdf75a0d4a69977c1901bcb5" }],
+  ["Members", { data: "531f75bd46ff05d0ec2c57a02a559f0814e80d26e3bb8967c2357ae4bcecbb3c", schema: "87310037850efa98b0209e037137eaf63d1f198e6ea443c07d0d3dec85370836" }],
+  ["Records", { data: "bc4373cb9576e954dd34977735b73317918f7e0023eac4d3102e02bd78118644", schema: "3a03fde0f1886ab4809a6896479a1f1b21358e82a63161a86c7e6b9194b54bdf" }],
 ]);

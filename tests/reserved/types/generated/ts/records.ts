@@ -26,6 +26,15 @@ export function readAux(v: unknown, at: rt.At): Aux {
   }
 }
 
+/** Reads a Aux from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAuxBin(b: rt.Bin): Aux {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Aux> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAux(r: Aux): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -361,9 +370,20 @@ export interface AllFields {
   readonly coninU0024?: number;
   readonly conoutU0024?: number;
   readonly clockU0024?: number;
+  readonly has?: number;
+  readonly row?: number;
+  readonly found?: number;
+  readonly candidate?: number;
+  readonly list?: number;
+  readonly gentableRow?: number;
+  readonly rows?: number;
+  readonly table?: number;
+  readonly key?: number;
+  readonly parts?: number;
+  readonly at?: number;
 }
 
-const FIELDS_AllFields: readonly string[] = ["as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$"];
+const FIELDS_AllFields: readonly string[] = ["as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$", "has", "row", "found", "candidate", "list", "gentableRow", "rows", "table", "key", "parts", "at"];
 
 export function readAllFields(v: unknown, at: rt.At): AllFields {
   const o = rt.object(v, at);
@@ -378,1956 +398,10 @@ export function readAllFields(v: unknown, at: rt.At): AllFields {
       propertyIsEnumerable: undefined,
     } as rt.Mutable<AllFields>;
     let n = 0;
-    const x0 = o["as"];
-    if (x0 !== undefined) {
-      if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "as", -2147483648, 2147483647);
-      r.as = x0 as number;
-      n++;
-    }
-    const x1 = o["break"];
-    if (x1 !== undefined) {
-      if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "break", -2147483648, 2147483647);
-      r.break = x1 as number;
-      n++;
-    }
-    const x2 = o["const"];
-    if (x2 !== undefined) {
-      if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "const", -2147483648, 2147483647);
-      r.const = x2 as number;
-      n++;
-    }
-    const x3 = o["continue"];
-    if (x3 !== undefined) {
-      if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "continue", -2147483648, 2147483647);
-      r.continue = x3 as number;
-      n++;
-    }
-    const x4 = o["crate"];
-    if (x4 !== undefined) {
-      if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "crate", -2147483648, 2147483647);
-      r.crate = x4 as number;
-      n++;
-    }
-    const x5 = o["else"];
-    if (x5 !== undefined) {
-      if (!(typeof x5 === "number" && (x5 | 0) === x5)) rt.int(x5, "else", -2147483648, 2147483647);
-      r.else = x5 as number;
-      n++;
-    }
-    const x6 = o["enum"];
-    if (x6 !== undefined) {
-      if (!(typeof x6 === "number" && (x6 | 0) === x6)) rt.int(x6, "enum", -2147483648, 2147483647);
-      r.enum = x6 as number;
-      n++;
-    }
-    const x7 = o["extern"];
-    if (x7 !== undefined) {
-      if (!(typeof x7 === "number" && (x7 | 0) === x7)) rt.int(x7, "extern", -2147483648, 2147483647);
-      r.extern = x7 as number;
-      n++;
-    }
-    const x8 = o["false"];
-    if (x8 !== undefined) {
-      if (!(typeof x8 === "number" && (x8 | 0) === x8)) rt.int(x8, "false", -2147483648, 2147483647);
-      r.false = x8 as number;
-      n++;
-    }
-    const x9 = o["fn"];
-    if (x9 !== undefined) {
-      if (!(typeof x9 === "number" && (x9 | 0) === x9)) rt.int(x9, "fn", -2147483648, 2147483647);
-      r.fn = x9 as number;
-      n++;
-    }
-    const x10 = o["for"];
-    if (x10 !== undefined) {
-      if (!(typeof x10 === "number" && (x10 | 0) === x10)) rt.int(x10, "for", -2147483648, 2147483647);
-      r.for = x10 as number;
-      n++;
-    }
-    const x11 = o["if"];
-    if (x11 !== undefined) {
-      if (!(typeof x11 === "number" && (x11 | 0) === x11)) rt.int(x11, "if", -2147483648, 2147483647);
-      r.if = x11 as number;
-      n++;
-    }
-    const x12 = o["impl"];
-    if (x12 !== undefined) {
-      if (!(typeof x12 === "number" && (x12 | 0) === x12)) rt.int(x12, "impl", -2147483648, 2147483647);
-      r.impl = x12 as number;
-      n++;
-    }
-    const x13 = o["in"];
-    if (x13 !== undefined) {
-      if (!(typeof x13 === "number" && (x13 | 0) === x13)) rt.int(x13, "in", -2147483648, 2147483647);
-      r.in = x13 as number;
-      n++;
-    }
-    const x14 = o["let"];
-    if (x14 !== undefined) {
-      if (!(typeof x14 === "number" && (x14 | 0) === x14)) rt.int(x14, "let", -2147483648, 2147483647);
-      r.let = x14 as number;
-      n++;
-    }
-    const x15 = o["loop"];
-    if (x15 !== undefined) {
-      if (!(typeof x15 === "number" && (x15 | 0) === x15)) rt.int(x15, "loop", -2147483648, 2147483647);
-      r.loop = x15 as number;
-      n++;
-    }
-    const x16 = o["match"];
-    if (x16 !== undefined) {
-      if (!(typeof x16 === "number" && (x16 | 0) === x16)) rt.int(x16, "match", -2147483648, 2147483647);
-      r.match = x16 as number;
-      n++;
-    }
-    const x17 = o["mod"];
-    if (x17 !== undefined) {
-      if (!(typeof x17 === "number" && (x17 | 0) === x17)) rt.int(x17, "mod", -2147483648, 2147483647);
-      r.mod = x17 as number;
-      n++;
-    }
-    const x18 = o["move"];
-    if (x18 !== undefined) {
-      if (!(typeof x18 === "number" && (x18 | 0) === x18)) rt.int(x18, "move", -2147483648, 2147483647);
-      r.move = x18 as number;
-      n++;
-    }
-    const x19 = o["mut"];
-    if (x19 !== undefined) {
-      if (!(typeof x19 === "number" && (x19 | 0) === x19)) rt.int(x19, "mut", -2147483648, 2147483647);
-      r.mut = x19 as number;
-      n++;
-    }
-    const x20 = o["pub"];
-    if (x20 !== undefined) {
-      if (!(typeof x20 === "number" && (x20 | 0) === x20)) rt.int(x20, "pub", -2147483648, 2147483647);
-      r.pub = x20 as number;
-      n++;
-    }
-    const x21 = o["ref"];
-    if (x21 !== undefined) {
-      if (!(typeof x21 === "number" && (x21 | 0) === x21)) rt.int(x21, "ref", -2147483648, 2147483647);
-      r.ref = x21 as number;
-      n++;
-    }
-    const x22 = o["return"];
-    if (x22 !== undefined) {
-      if (!(typeof x22 === "number" && (x22 | 0) === x22)) rt.int(x22, "return", -2147483648, 2147483647);
-      r.return = x22 as number;
-      n++;
-    }
-    const x23 = o["self"];
-    if (x23 !== undefined) {
-      if (!(typeof x23 === "number" && (x23 | 0) === x23)) rt.int(x23, "self", -2147483648, 2147483647);
-      r.self = x23 as number;
-      n++;
-    }
-    const x24 = o["static"];
-    if (x24 !== undefined) {
-      if (!(typeof x24 === "number" && (x24 | 0) === x24)) rt.int(x24, "static", -2147483648, 2147483647);
-      r.static = x24 as number;
-      n++;
-    }
-    const x25 = o["struct"];
-    if (x25 !== undefined) {
-      if (!(typeof x25 === "number" && (x25 | 0) === x25)) rt.int(x25, "struct", -2147483648, 2147483647);
-      r.struct = x25 as number;
-      n++;
-    }
-    const x26 = o["super"];
-    if (x26 !== undefined) {
-      if (!(typeof x26 === "number" && (x26 | 0) === x26)) rt.int(x26, "super", -2147483648, 2147483647);
-      r.super = x26 as number;
-      n++;
-    }
-    const x27 = o["trait"];
-    if (x27 !== undefined) {
-      if (!(typeof x27 === "number" && (x27 | 0) === x27)) rt.int(x27, "trait", -2147483648, 2147483647);
-      r.trait = x27 as number;
-      n++;
-    }
-    const x28 = o["true"];
-    if (x28 !== undefined) {
-      if (!(typeof x28 === "number" && (x28 | 0) === x28)) rt.int(x28, "true", -2147483648, 2147483647);
-      r.true = x28 as number;
-      n++;
-    }
-    const x29 = o["type"];
-    if (x29 !== undefined) {
-      if (!(typeof x29 === "number" && (x29 | 0) === x29)) rt.int(x29, "type", -2147483648, 2147483647);
-      r.type = x29 as number;
-      n++;
-    }
-    const x30 = o["unsafe"];
-    if (x30 !== undefined) {
-      if (!(typeof x30 === "number" && (x30 | 0) === x30)) rt.int(x30, "unsafe", -2147483648, 2147483647);
-      r.unsafe = x30 as number;
-      n++;
-    }
-    const x31 = o["use"];
-    if (x31 !== undefined) {
-      if (!(typeof x31 === "number" && (x31 | 0) === x31)) rt.int(x31, "use", -2147483648, 2147483647);
-      r.use = x31 as number;
-      n++;
-    }
-    const x32 = o["where"];
-    if (x32 !== undefined) {
-      if (!(typeof x32 === "number" && (x32 | 0) === x32)) rt.int(x32, "where", -2147483648, 2147483647);
-      r.where = x32 as number;
-      n++;
-    }
-    const x33 = o["while"];
-    if (x33 !== undefined) {
-      if (!(typeof x33 === "number" && (x33 | 0) === x33)) rt.int(x33, "while", -2147483648, 2147483647);
-      r.while = x33 as number;
-      n++;
-    }
-    const x34 = o["async"];
-    if (x34 !== undefined) {
-      if (!(typeof x34 === "number" && (x34 | 0) === x34)) rt.int(x34, "async", -2147483648, 2147483647);
-      r.async = x34 as number;
-      n++;
-    }
-    const x35 = o["await"];
-    if (x35 !== undefined) {
-      if (!(typeof x35 === "number" && (x35 | 0) === x35)) rt.int(x35, "await", -2147483648, 2147483647);
-      r.await = x35 as number;
-      n++;
-    }
-    const x36 = o["dyn"];
-    if (x36 !== undefined) {
-      if (!(typeof x36 === "number" && (x36 | 0) === x36)) rt.int(x36, "dyn", -2147483648, 2147483647);
-      r.dyn = x36 as number;
-      n++;
-    }
-    const x37 = o["abstract"];
-    if (x37 !== undefined) {
-      if (!(typeof x37 === "number" && (x37 | 0) === x37)) rt.int(x37, "abstract", -2147483648, 2147483647);
-      r.abstract = x37 as number;
-      n++;
-    }
-    const x38 = o["become"];
-    if (x38 !== undefined) {
-      if (!(typeof x38 === "number" && (x38 | 0) === x38)) rt.int(x38, "become", -2147483648, 2147483647);
-      r.become = x38 as number;
-      n++;
-    }
-    const x39 = o["box"];
-    if (x39 !== undefined) {
-      if (!(typeof x39 === "number" && (x39 | 0) === x39)) rt.int(x39, "box", -2147483648, 2147483647);
-      r.box = x39 as number;
-      n++;
-    }
-    const x40 = o["do"];
-    if (x40 !== undefined) {
-      if (!(typeof x40 === "number" && (x40 | 0) === x40)) rt.int(x40, "do", -2147483648, 2147483647);
-      r.do = x40 as number;
-      n++;
-    }
-    const x41 = o["final"];
-    if (x41 !== undefined) {
-      if (!(typeof x41 === "number" && (x41 | 0) === x41)) rt.int(x41, "final", -2147483648, 2147483647);
-      r.final = x41 as number;
-      n++;
-    }
-    const x42 = o["macro"];
-    if (x42 !== undefined) {
-      if (!(typeof x42 === "number" && (x42 | 0) === x42)) rt.int(x42, "macro", -2147483648, 2147483647);
-      r.macro = x42 as number;
-      n++;
-    }
-    const x43 = o["override"];
-    if (x43 !== undefined) {
-      if (!(typeof x43 === "number" && (x43 | 0) === x43)) rt.int(x43, "override", -2147483648, 2147483647);
-      r.override = x43 as number;
-      n++;
-    }
-    const x44 = o["priv"];
-    if (x44 !== undefined) {
-      if (!(typeof x44 === "number" && (x44 | 0) === x44)) rt.int(x44, "priv", -2147483648, 2147483647);
-      r.priv = x44 as number;
-      n++;
-    }
-    const x45 = o["typeof"];
-    if (x45 !== undefined) {
-      if (!(typeof x45 === "number" && (x45 | 0) === x45)) rt.int(x45, "typeof", -2147483648, 2147483647);
-      r.typeof = x45 as number;
-      n++;
-    }
-    const x46 = o["unsized"];
-    if (x46 !== undefined) {
-      if (!(typeof x46 === "number" && (x46 | 0) === x46)) rt.int(x46, "unsized", -2147483648, 2147483647);
-      r.unsized = x46 as number;
-      n++;
-    }
-    const x47 = o["virtual"];
-    if (x47 !== undefined) {
-      if (!(typeof x47 === "number" && (x47 | 0) === x47)) rt.int(x47, "virtual", -2147483648, 2147483647);
-      r.virtual = x47 as number;
-      n++;
-    }
-    const x48 = o["yield"];
-    if (x48 !== undefined) {
-      if (!(typeof x48 === "number" && (x48 | 0) === x48)) rt.int(x48, "yield", -2147483648, 2147483647);
-      r.yield = x48 as number;
-      n++;
-    }
-    const x49 = o["try"];
-    if (x49 !== undefined) {
-      if (!(typeof x49 === "number" && (x49 | 0) === x49)) rt.int(x49, "try", -2147483648, 2147483647);
-      r.try = x49 as number;
-      n++;
-    }
-    const x50 = o["gen"];
-    if (x50 !== undefined) {
-      if (!(typeof x50 === "number" && (x50 | 0) === x50)) rt.int(x50, "gen", -2147483648, 2147483647);
-      r.gen = x50 as number;
-      n++;
-    }
-    const x51 = o["union"];
-    if (x51 !== undefined) {
-      if (!(typeof x51 === "number" && (x51 | 0) === x51)) rt.int(x51, "union", -2147483648, 2147483647);
-      r.union = x51 as number;
-      n++;
-    }
-    const x52 = o["macro_rules"];
-    if (x52 !== undefined) {
-      if (!(typeof x52 === "number" && (x52 | 0) === x52)) rt.int(x52, "macro_rules", -2147483648, 2147483647);
-      r.macroRules = x52 as number;
-      n++;
-    }
-    const x53 = o["raw"];
-    if (x53 !== undefined) {
-      if (!(typeof x53 === "number" && (x53 | 0) === x53)) rt.int(x53, "raw", -2147483648, 2147483647);
-      r.raw = x53 as number;
-      n++;
-    }
-    const x54 = o["safe"];
-    if (x54 !== undefined) {
-      if (!(typeof x54 === "number" && (x54 | 0) === x54)) rt.int(x54, "safe", -2147483648, 2147483647);
-      r.safe = x54 as number;
-      n++;
-    }
-    const x55 = o["Option"];
-    if (x55 !== undefined) {
-      if (!(typeof x55 === "number" && (x55 | 0) === x55)) rt.int(x55, "Option", -2147483648, 2147483647);
-      r.option = x55 as number;
-      n++;
-    }
-    const x56 = o["Some"];
-    if (x56 !== undefined) {
-      if (!(typeof x56 === "number" && (x56 | 0) === x56)) rt.int(x56, "Some", -2147483648, 2147483647);
-      r.some = x56 as number;
-      n++;
-    }
-    const x57 = o["None"];
-    if (x57 !== undefined) {
-      if (!(typeof x57 === "number" && (x57 | 0) === x57)) rt.int(x57, "None", -2147483648, 2147483647);
-      r.none = x57 as number;
-      n++;
-    }
-    const x58 = o["Result"];
-    if (x58 !== undefined) {
-      if (!(typeof x58 === "number" && (x58 | 0) === x58)) rt.int(x58, "Result", -2147483648, 2147483647);
-      r.result = x58 as number;
-      n++;
-    }
-    const x59 = o["Ok"];
-    if (x59 !== undefined) {
-      if (!(typeof x59 === "number" && (x59 | 0) === x59)) rt.int(x59, "Ok", -2147483648, 2147483647);
-      r.ok = x59 as number;
-      n++;
-    }
-    const x60 = o["Err"];
-    if (x60 !== undefined) {
-      if (!(typeof x60 === "number" && (x60 | 0) === x60)) rt.int(x60, "Err", -2147483648, 2147483647);
-      r.err = x60 as number;
-      n++;
-    }
-    const x61 = o["Vec"];
-    if (x61 !== undefined) {
-      if (!(typeof x61 === "number" && (x61 | 0) === x61)) rt.int(x61, "Vec", -2147483648, 2147483647);
-      r.vec = x61 as number;
-      n++;
-    }
-    const x62 = o["String"];
-    if (x62 !== undefined) {
-      if (!(typeof x62 === "number" && (x62 | 0) === x62)) rt.int(x62, "String", -2147483648, 2147483647);
-      r.string = x62 as number;
-      n++;
-    }
-    const x63 = o["ToString"];
-    if (x63 !== undefined) {
-      if (!(typeof x63 === "number" && (x63 | 0) === x63)) rt.int(x63, "ToString", -2147483648, 2147483647);
-      r.toString = x63 as number;
-      n++;
-    }
-    const x64 = o["ToOwned"];
-    if (x64 !== undefined) {
-      if (!(typeof x64 === "number" && (x64 | 0) === x64)) rt.int(x64, "ToOwned", -2147483648, 2147483647);
-      r.toOwned = x64 as number;
-      n++;
-    }
-    const x65 = o["Clone"];
-    if (x65 !== undefined) {
-      if (!(typeof x65 === "number" && (x65 | 0) === x65)) rt.int(x65, "Clone", -2147483648, 2147483647);
-      r.clone = x65 as number;
-      n++;
-    }
-    const x66 = o["Copy"];
-    if (x66 !== undefined) {
-      if (!(typeof x66 === "number" && (x66 | 0) === x66)) rt.int(x66, "Copy", -2147483648, 2147483647);
-      r.copy = x66 as number;
-      n++;
-    }
-    const x67 = o["Send"];
-    if (x67 !== undefined) {
-      if (!(typeof x67 === "number" && (x67 | 0) === x67)) rt.int(x67, "Send", -2147483648, 2147483647);
-      r.send = x67 as number;
-      n++;
-    }
-    const x68 = o["Sync"];
-    if (x68 !== undefined) {
-      if (!(typeof x68 === "number" && (x68 | 0) === x68)) rt.int(x68, "Sync", -2147483648, 2147483647);
-      r.sync = x68 as number;
-      n++;
-    }
-    const x69 = o["Sized"];
-    if (x69 !== undefined) {
-      if (!(typeof x69 === "number" && (x69 | 0) === x69)) rt.int(x69, "Sized", -2147483648, 2147483647);
-      r.sized = x69 as number;
-      n++;
-    }
-    const x70 = o["Unpin"];
-    if (x70 !== undefined) {
-      if (!(typeof x70 === "number" && (x70 | 0) === x70)) rt.int(x70, "Unpin", -2147483648, 2147483647);
-      r.unpin = x70 as number;
-      n++;
-    }
-    const x71 = o["Drop"];
-    if (x71 !== undefined) {
-      if (!(typeof x71 === "number" && (x71 | 0) === x71)) rt.int(x71, "Drop", -2147483648, 2147483647);
-      r.drop = x71 as number;
-      n++;
-    }
-    const x72 = o["FnMut"];
-    if (x72 !== undefined) {
-      if (!(typeof x72 === "number" && (x72 | 0) === x72)) rt.int(x72, "FnMut", -2147483648, 2147483647);
-      r.fnMut = x72 as number;
-      n++;
-    }
-    const x73 = o["FnOnce"];
-    if (x73 !== undefined) {
-      if (!(typeof x73 === "number" && (x73 | 0) === x73)) rt.int(x73, "FnOnce", -2147483648, 2147483647);
-      r.fnOnce = x73 as number;
-      n++;
-    }
-    const x74 = o["Iterator"];
-    if (x74 !== undefined) {
-      if (!(typeof x74 === "number" && (x74 | 0) === x74)) rt.int(x74, "Iterator", -2147483648, 2147483647);
-      r.iterator = x74 as number;
-      n++;
-    }
-    const x75 = o["IntoIterator"];
-    if (x75 !== undefined) {
-      if (!(typeof x75 === "number" && (x75 | 0) === x75)) rt.int(x75, "IntoIterator", -2147483648, 2147483647);
-      r.intoIterator = x75 as number;
-      n++;
-    }
-    const x76 = o["DoubleEndedIterator"];
-    if (x76 !== undefined) {
-      if (!(typeof x76 === "number" && (x76 | 0) === x76)) rt.int(x76, "DoubleEndedIterator", -2147483648, 2147483647);
-      r.doubleEndedIterator = x76 as number;
-      n++;
-    }
-    const x77 = o["ExactSizeIterator"];
-    if (x77 !== undefined) {
-      if (!(typeof x77 === "number" && (x77 | 0) === x77)) rt.int(x77, "ExactSizeIterator", -2147483648, 2147483647);
-      r.exactSizeIterator = x77 as number;
-      n++;
-    }
-    const x78 = o["Extend"];
-    if (x78 !== undefined) {
-      if (!(typeof x78 === "number" && (x78 | 0) === x78)) rt.int(x78, "Extend", -2147483648, 2147483647);
-      r.extend = x78 as number;
-      n++;
-    }
-    const x79 = o["Default"];
-    if (x79 !== undefined) {
-      if (!(typeof x79 === "number" && (x79 | 0) === x79)) rt.int(x79, "Default", -2147483648, 2147483647);
-      r.default = x79 as number;
-      n++;
-    }
-    const x80 = o["Eq"];
-    if (x80 !== undefined) {
-      if (!(typeof x80 === "number" && (x80 | 0) === x80)) rt.int(x80, "Eq", -2147483648, 2147483647);
-      r.eq = x80 as number;
-      n++;
-    }
-    const x81 = o["PartialEq"];
-    if (x81 !== undefined) {
-      if (!(typeof x81 === "number" && (x81 | 0) === x81)) rt.int(x81, "PartialEq", -2147483648, 2147483647);
-      r.partialEq = x81 as number;
-      n++;
-    }
-    const x82 = o["Ord"];
-    if (x82 !== undefined) {
-      if (!(typeof x82 === "number" && (x82 | 0) === x82)) rt.int(x82, "Ord", -2147483648, 2147483647);
-      r.ord = x82 as number;
-      n++;
-    }
-    const x83 = o["PartialOrd"];
-    if (x83 !== undefined) {
-      if (!(typeof x83 === "number" && (x83 | 0) === x83)) rt.int(x83, "PartialOrd", -2147483648, 2147483647);
-      r.partialOrd = x83 as number;
-      n++;
-    }
-    const x84 = o["AsRef"];
-    if (x84 !== undefined) {
-      if (!(typeof x84 === "number" && (x84 | 0) === x84)) rt.int(x84, "AsRef", -2147483648, 2147483647);
-      r.asRef = x84 as number;
-      n++;
-    }
-    const x85 = o["AsMut"];
-    if (x85 !== undefined) {
-      if (!(typeof x85 === "number" && (x85 | 0) === x85)) rt.int(x85, "AsMut", -2147483648, 2147483647);
-      r.asMut = x85 as number;
-      n++;
-    }
-    const x86 = o["Into"];
-    if (x86 !== undefined) {
-      if (!(typeof x86 === "number" && (x86 | 0) === x86)) rt.int(x86, "Into", -2147483648, 2147483647);
-      r.into = x86 as number;
-      n++;
-    }
-    const x87 = o["From"];
-    if (x87 !== undefined) {
-      if (!(typeof x87 === "number" && (x87 | 0) === x87)) rt.int(x87, "From", -2147483648, 2147483647);
-      r.from = x87 as number;
-      n++;
-    }
-    const x88 = o["TryFrom"];
-    if (x88 !== undefined) {
-      if (!(typeof x88 === "number" && (x88 | 0) === x88)) rt.int(x88, "TryFrom", -2147483648, 2147483647);
-      r.tryFrom = x88 as number;
-      n++;
-    }
-    const x89 = o["TryInto"];
-    if (x89 !== undefined) {
-      if (!(typeof x89 === "number" && (x89 | 0) === x89)) rt.int(x89, "TryInto", -2147483648, 2147483647);
-      r.tryInto = x89 as number;
-      n++;
-    }
-    const x90 = o["FromIterator"];
-    if (x90 !== undefined) {
-      if (!(typeof x90 === "number" && (x90 | 0) === x90)) rt.int(x90, "FromIterator", -2147483648, 2147483647);
-      r.fromIterator = x90 as number;
-      n++;
-    }
-    const x91 = o["Debug"];
-    if (x91 !== undefined) {
-      if (!(typeof x91 === "number" && (x91 | 0) === x91)) rt.int(x91, "Debug", -2147483648, 2147483647);
-      r.debug = x91 as number;
-      n++;
-    }
-    const x92 = o["Hash"];
-    if (x92 !== undefined) {
-      if (!(typeof x92 === "number" && (x92 | 0) === x92)) rt.int(x92, "Hash", -2147483648, 2147483647);
-      r.hash = x92 as number;
-      n++;
-    }
-    const x93 = o["Display"];
-    if (x93 !== undefined) {
-      if (!(typeof x93 === "number" && (x93 | 0) === x93)) rt.int(x93, "Display", -2147483648, 2147483647);
-      r.display = x93 as number;
-      n++;
-    }
-    const x94 = o["lib"];
-    if (x94 !== undefined) {
-      if (!(typeof x94 === "number" && (x94 | 0) === x94)) rt.int(x94, "lib", -2147483648, 2147483647);
-      r.lib = x94 as number;
-      n++;
-    }
-    const x95 = o["main"];
-    if (x95 !== undefined) {
-      if (!(typeof x95 === "number" && (x95 | 0) === x95)) rt.int(x95, "main", -2147483648, 2147483647);
-      r.main = x95 as number;
-      n++;
-    }
-    const x96 = o["core"];
-    if (x96 !== undefined) {
-      if (!(typeof x96 === "number" && (x96 | 0) === x96)) rt.int(x96, "core", -2147483648, 2147483647);
-      r.core = x96 as number;
-      n++;
-    }
-    const x97 = o["std"];
-    if (x97 !== undefined) {
-      if (!(typeof x97 === "number" && (x97 | 0) === x97)) rt.int(x97, "std", -2147483648, 2147483647);
-      r.std = x97 as number;
-      n++;
-    }
-    const x98 = o["alloc"];
-    if (x98 !== undefined) {
-      if (!(typeof x98 === "number" && (x98 | 0) === x98)) rt.int(x98, "alloc", -2147483648, 2147483647);
-      r.alloc = x98 as number;
-      n++;
-    }
-    const x99 = o["proc_macro"];
-    if (x99 !== undefined) {
-      if (!(typeof x99 === "number" && (x99 | 0) === x99)) rt.int(x99, "proc_macro", -2147483648, 2147483647);
-      r.procMacro = x99 as number;
-      n++;
-    }
-    const x100 = o["test"];
-    if (x100 !== undefined) {
-      if (!(typeof x100 === "number" && (x100 | 0) === x100)) rt.int(x100, "test", -2147483648, 2147483647);
-      r.test = x100 as number;
-      n++;
-    }
-    const x101 = o["bool"];
-    if (x101 !== undefined) {
-      if (!(typeof x101 === "number" && (x101 | 0) === x101)) rt.int(x101, "bool", -2147483648, 2147483647);
-      r.bool = x101 as number;
-      n++;
-    }
-    const x102 = o["char"];
-    if (x102 !== undefined) {
-      if (!(typeof x102 === "number" && (x102 | 0) === x102)) rt.int(x102, "char", -2147483648, 2147483647);
-      r.char = x102 as number;
-      n++;
-    }
-    const x103 = o["str"];
-    if (x103 !== undefined) {
-      if (!(typeof x103 === "number" && (x103 | 0) === x103)) rt.int(x103, "str", -2147483648, 2147483647);
-      r.str = x103 as number;
-      n++;
-    }
-    const x104 = o["i8"];
-    if (x104 !== undefined) {
-      if (!(typeof x104 === "number" && (x104 | 0) === x104)) rt.int(x104, "i8", -2147483648, 2147483647);
-      r.i8 = x104 as number;
-      n++;
-    }
-    const x105 = o["i16"];
-    if (x105 !== undefined) {
-      if (!(typeof x105 === "number" && (x105 | 0) === x105)) rt.int(x105, "i16", -2147483648, 2147483647);
-      r.i16 = x105 as number;
-      n++;
-    }
-    const x106 = o["i32"];
-    if (x106 !== undefined) {
-      if (!(typeof x106 === "number" && (x106 | 0) === x106)) rt.int(x106, "i32", -2147483648, 2147483647);
-      r.i32 = x106 as number;
-      n++;
-    }
-    const x107 = o["i64"];
-    if (x107 !== undefined) {
-      if (!(typeof x107 === "number" && (x107 | 0) === x107)) rt.int(x107, "i64", -2147483648, 2147483647);
-      r.i64 = x107 as number;
-      n++;
-    }
-    const x108 = o["i128"];
-    if (x108 !== undefined) {
-      if (!(typeof x108 === "number" && (x108 | 0) === x108)) rt.int(x108, "i128", -2147483648, 2147483647);
-      r.i128 = x108 as number;
-      n++;
-    }
-    const x109 = o["isize"];
-    if (x109 !== undefined) {
-      if (!(typeof x109 === "number" && (x109 | 0) === x109)) rt.int(x109, "isize", -2147483648, 2147483647);
-      r.isize = x109 as number;
-      n++;
-    }
-    const x110 = o["u8"];
-    if (x110 !== undefined) {
-      if (!(typeof x110 === "number" && (x110 | 0) === x110)) rt.int(x110, "u8", -2147483648, 2147483647);
-      r.u8 = x110 as number;
-      n++;
-    }
-    const x111 = o["u16"];
-    if (x111 !== undefined) {
-      if (!(typeof x111 === "number" && (x111 | 0) === x111)) rt.int(x111, "u16", -2147483648, 2147483647);
-      r.u16 = x111 as number;
-      n++;
-    }
-    const x112 = o["u32"];
-    if (x112 !== undefined) {
-      if (!(typeof x112 === "number" && (x112 | 0) === x112)) rt.int(x112, "u32", -2147483648, 2147483647);
-      r.u32 = x112 as number;
-      n++;
-    }
-    const x113 = o["u64"];
-    if (x113 !== undefined) {
-      if (!(typeof x113 === "number" && (x113 | 0) === x113)) rt.int(x113, "u64", -2147483648, 2147483647);
-      r.u64 = x113 as number;
-      n++;
-    }
-    const x114 = o["u128"];
-    if (x114 !== undefined) {
-      if (!(typeof x114 === "number" && (x114 | 0) === x114)) rt.int(x114, "u128", -2147483648, 2147483647);
-      r.u128 = x114 as number;
-      n++;
-    }
-    const x115 = o["usize"];
-    if (x115 !== undefined) {
-      if (!(typeof x115 === "number" && (x115 | 0) === x115)) rt.int(x115, "usize", -2147483648, 2147483647);
-      r.usize = x115 as number;
-      n++;
-    }
-    const x116 = o["f32"];
-    if (x116 !== undefined) {
-      if (!(typeof x116 === "number" && (x116 | 0) === x116)) rt.int(x116, "f32", -2147483648, 2147483647);
-      r.f32 = x116 as number;
-      n++;
-    }
-    const x117 = o["f64"];
-    if (x117 !== undefined) {
-      if (!(typeof x117 === "number" && (x117 | 0) === x117)) rt.int(x117, "f64", -2147483648, 2147483647);
-      r.f64 = x117 as number;
-      n++;
-    }
-    const x118 = o["base"];
-    if (x118 !== undefined) {
-      if (!(typeof x118 === "number" && (x118 | 0) === x118)) rt.int(x118, "base", -2147483648, 2147483647);
-      r.base = x118 as number;
-      n++;
-    }
-    const x119 = o["byte"];
-    if (x119 !== undefined) {
-      if (!(typeof x119 === "number" && (x119 | 0) === x119)) rt.int(x119, "byte", -2147483648, 2147483647);
-      r.byte = x119 as number;
-      n++;
-    }
-    const x120 = o["case"];
-    if (x120 !== undefined) {
-      if (!(typeof x120 === "number" && (x120 | 0) === x120)) rt.int(x120, "case", -2147483648, 2147483647);
-      r.case = x120 as number;
-      n++;
-    }
-    const x121 = o["catch"];
-    if (x121 !== undefined) {
-      if (!(typeof x121 === "number" && (x121 | 0) === x121)) rt.int(x121, "catch", -2147483648, 2147483647);
-      r.catch = x121 as number;
-      n++;
-    }
-    const x122 = o["checked"];
-    if (x122 !== undefined) {
-      if (!(typeof x122 === "number" && (x122 | 0) === x122)) rt.int(x122, "checked", -2147483648, 2147483647);
-      r.checked = x122 as number;
-      n++;
-    }
-    const x123 = o["class"];
-    if (x123 !== undefined) {
-      if (!(typeof x123 === "number" && (x123 | 0) === x123)) rt.int(x123, "class", -2147483648, 2147483647);
-      r.class = x123 as number;
-      n++;
-    }
-    const x124 = o["decimal"];
-    if (x124 !== undefined) {
-      if (!(typeof x124 === "number" && (x124 | 0) === x124)) rt.int(x124, "decimal", -2147483648, 2147483647);
-      r.decimal = x124 as number;
-      n++;
-    }
-    const x125 = o["delegate"];
-    if (x125 !== undefined) {
-      if (!(typeof x125 === "number" && (x125 | 0) === x125)) rt.int(x125, "delegate", -2147483648, 2147483647);
-      r.delegate = x125 as number;
-      n++;
-    }
-    const x126 = o["double"];
-    if (x126 !== undefined) {
-      if (!(typeof x126 === "number" && (x126 | 0) === x126)) rt.int(x126, "double", -2147483648, 2147483647);
-      r.double = x126 as number;
-      n++;
-    }
-    const x127 = o["event"];
-    if (x127 !== undefined) {
-      if (!(typeof x127 === "number" && (x127 | 0) === x127)) rt.int(x127, "event", -2147483648, 2147483647);
-      r.event = x127 as number;
-      n++;
-    }
-    const x128 = o["explicit"];
-    if (x128 !== undefined) {
-      if (!(typeof x128 === "number" && (x128 | 0) === x128)) rt.int(x128, "explicit", -2147483648, 2147483647);
-      r.explicit = x128 as number;
-      n++;
-    }
-    const x129 = o["finally"];
-    if (x129 !== undefined) {
-      if (!(typeof x129 === "number" && (x129 | 0) === x129)) rt.int(x129, "finally", -2147483648, 2147483647);
-      r.finally = x129 as number;
-      n++;
-    }
-    const x130 = o["fixed"];
-    if (x130 !== undefined) {
-      if (!(typeof x130 === "number" && (x130 | 0) === x130)) rt.int(x130, "fixed", -2147483648, 2147483647);
-      r.fixed = x130 as number;
-      n++;
-    }
-    const x131 = o["float"];
-    if (x131 !== undefined) {
-      if (!(typeof x131 === "number" && (x131 | 0) === x131)) rt.int(x131, "float", -2147483648, 2147483647);
-      r.float = x131 as number;
-      n++;
-    }
-    const x132 = o["foreach"];
-    if (x132 !== undefined) {
-      if (!(typeof x132 === "number" && (x132 | 0) === x132)) rt.int(x132, "foreach", -2147483648, 2147483647);
-      r.foreach = x132 as number;
-      n++;
-    }
-    const x133 = o["goto"];
-    if (x133 !== undefined) {
-      if (!(typeof x133 === "number" && (x133 | 0) === x133)) rt.int(x133, "goto", -2147483648, 2147483647);
-      r.goto = x133 as number;
-      n++;
-    }
-    const x134 = o["implicit"];
-    if (x134 !== undefined) {
-      if (!(typeof x134 === "number" && (x134 | 0) === x134)) rt.int(x134, "implicit", -2147483648, 2147483647);
-      r.implicit = x134 as number;
-      n++;
-    }
-    const x135 = o["int"];
-    if (x135 !== undefined) {
-      if (!(typeof x135 === "number" && (x135 | 0) === x135)) rt.int(x135, "int", -2147483648, 2147483647);
-      r.int = x135 as number;
-      n++;
-    }
-    const x136 = o["interface"];
-    if (x136 !== undefined) {
-      if (!(typeof x136 === "number" && (x136 | 0) === x136)) rt.int(x136, "interface", -2147483648, 2147483647);
-      r.interface = x136 as number;
-      n++;
-    }
-    const x137 = o["internal"];
-    if (x137 !== undefined) {
-      if (!(typeof x137 === "number" && (x137 | 0) === x137)) rt.int(x137, "internal", -2147483648, 2147483647);
-      r.internal = x137 as number;
-      n++;
-    }
-    const x138 = o["is"];
-    if (x138 !== undefined) {
-      if (!(typeof x138 === "number" && (x138 | 0) === x138)) rt.int(x138, "is", -2147483648, 2147483647);
-      r.is = x138 as number;
-      n++;
-    }
-    const x139 = o["lock"];
-    if (x139 !== undefined) {
-      if (!(typeof x139 === "number" && (x139 | 0) === x139)) rt.int(x139, "lock", -2147483648, 2147483647);
-      r.lock = x139 as number;
-      n++;
-    }
-    const x140 = o["long"];
-    if (x140 !== undefined) {
-      if (!(typeof x140 === "number" && (x140 | 0) === x140)) rt.int(x140, "long", -2147483648, 2147483647);
-      r.long = x140 as number;
-      n++;
-    }
-    const x141 = o["namespace"];
-    if (x141 !== undefined) {
-      if (!(typeof x141 === "number" && (x141 | 0) === x141)) rt.int(x141, "namespace", -2147483648, 2147483647);
-      r.namespace = x141 as number;
-      n++;
-    }
-    const x142 = o["new"];
-    if (x142 !== undefined) {
-      if (!(typeof x142 === "number" && (x142 | 0) === x142)) rt.int(x142, "new", -2147483648, 2147483647);
-      r.new = x142 as number;
-      n++;
-    }
-    const x143 = o["null"];
-    if (x143 !== undefined) {
-      if (!(typeof x143 === "number" && (x143 | 0) === x143)) rt.int(x143, "null", -2147483648, 2147483647);
-      r.null = x143 as number;
-      n++;
-    }
-    const x144 = o["object"];
-    if (x144 !== undefined) {
-      if (!(typeof x144 === "number" && (x144 | 0) === x144)) rt.int(x144, "object", -2147483648, 2147483647);
-      r.object = x144 as number;
-      n++;
-    }
-    const x145 = o["operator"];
-    if (x145 !== undefined) {
-      if (!(typeof x145 === "number" && (x145 | 0) === x145)) rt.int(x145, "operator", -2147483648, 2147483647);
-      r.operator = x145 as number;
-      n++;
-    }
-    const x146 = o["out"];
-    if (x146 !== undefined) {
-      if (!(typeof x146 === "number" && (x146 | 0) === x146)) rt.int(x146, "out", -2147483648, 2147483647);
-      r.out = x146 as number;
-      n++;
-    }
-    const x147 = o["params"];
-    if (x147 !== undefined) {
-      if (!(typeof x147 === "number" && (x147 | 0) === x147)) rt.int(x147, "params", -2147483648, 2147483647);
-      r.params = x147 as number;
-      n++;
-    }
-    const x148 = o["private"];
-    if (x148 !== undefined) {
-      if (!(typeof x148 === "number" && (x148 | 0) === x148)) rt.int(x148, "private", -2147483648, 2147483647);
-      r.private = x148 as number;
-      n++;
-    }
-    const x149 = o["protected"];
-    if (x149 !== undefined) {
-      if (!(typeof x149 === "number" && (x149 | 0) === x149)) rt.int(x149, "protected", -2147483648, 2147483647);
-      r.protected = x149 as number;
-      n++;
-    }
-    const x150 = o["public"];
-    if (x150 !== undefined) {
-      if (!(typeof x150 === "number" && (x150 | 0) === x150)) rt.int(x150, "public", -2147483648, 2147483647);
-      r.public = x150 as number;
-      n++;
-    }
-    const x151 = o["readonly"];
-    if (x151 !== undefined) {
-      if (!(typeof x151 === "number" && (x151 | 0) === x151)) rt.int(x151, "readonly", -2147483648, 2147483647);
-      r.readonly = x151 as number;
-      n++;
-    }
-    const x152 = o["sbyte"];
-    if (x152 !== undefined) {
-      if (!(typeof x152 === "number" && (x152 | 0) === x152)) rt.int(x152, "sbyte", -2147483648, 2147483647);
-      r.sbyte = x152 as number;
-      n++;
-    }
-    const x153 = o["sealed"];
-    if (x153 !== undefined) {
-      if (!(typeof x153 === "number" && (x153 | 0) === x153)) rt.int(x153, "sealed", -2147483648, 2147483647);
-      r.sealed = x153 as number;
-      n++;
-    }
-    const x154 = o["short"];
-    if (x154 !== undefined) {
-      if (!(typeof x154 === "number" && (x154 | 0) === x154)) rt.int(x154, "short", -2147483648, 2147483647);
-      r.short = x154 as number;
-      n++;
-    }
-    const x155 = o["sizeof"];
-    if (x155 !== undefined) {
-      if (!(typeof x155 === "number" && (x155 | 0) === x155)) rt.int(x155, "sizeof", -2147483648, 2147483647);
-      r.sizeof = x155 as number;
-      n++;
-    }
-    const x156 = o["stackalloc"];
-    if (x156 !== undefined) {
-      if (!(typeof x156 === "number" && (x156 | 0) === x156)) rt.int(x156, "stackalloc", -2147483648, 2147483647);
-      r.stackalloc = x156 as number;
-      n++;
-    }
-    const x157 = o["switch"];
-    if (x157 !== undefined) {
-      if (!(typeof x157 === "number" && (x157 | 0) === x157)) rt.int(x157, "switch", -2147483648, 2147483647);
-      r.switch = x157 as number;
-      n++;
-    }
-    const x158 = o["this"];
-    if (x158 !== undefined) {
-      if (!(typeof x158 === "number" && (x158 | 0) === x158)) rt.int(x158, "this", -2147483648, 2147483647);
-      r.this = x158 as number;
-      n++;
-    }
-    const x159 = o["throw"];
-    if (x159 !== undefined) {
-      if (!(typeof x159 === "number" && (x159 | 0) === x159)) rt.int(x159, "throw", -2147483648, 2147483647);
-      r.throw = x159 as number;
-      n++;
-    }
-    const x160 = o["uint"];
-    if (x160 !== undefined) {
-      if (!(typeof x160 === "number" && (x160 | 0) === x160)) rt.int(x160, "uint", -2147483648, 2147483647);
-      r.uint = x160 as number;
-      n++;
-    }
-    const x161 = o["ulong"];
-    if (x161 !== undefined) {
-      if (!(typeof x161 === "number" && (x161 | 0) === x161)) rt.int(x161, "ulong", -2147483648, 2147483647);
-      r.ulong = x161 as number;
-      n++;
-    }
-    const x162 = o["unchecked"];
-    if (x162 !== undefined) {
-      if (!(typeof x162 === "number" && (x162 | 0) === x162)) rt.int(x162, "unchecked", -2147483648, 2147483647);
-      r.unchecked = x162 as number;
-      n++;
-    }
-    const x163 = o["ushort"];
-    if (x163 !== undefined) {
-      if (!(typeof x163 === "number" && (x163 | 0) === x163)) rt.int(x163, "ushort", -2147483648, 2147483647);
-      r.ushort = x163 as number;
-      n++;
-    }
-    const x164 = o["using"];
-    if (x164 !== undefined) {
-      if (!(typeof x164 === "number" && (x164 | 0) === x164)) rt.int(x164, "using", -2147483648, 2147483647);
-      r.using = x164 as number;
-      n++;
-    }
-    const x165 = o["void"];
-    if (x165 !== undefined) {
-      if (!(typeof x165 === "number" && (x165 | 0) === x165)) rt.int(x165, "void", -2147483648, 2147483647);
-      r.void = x165 as number;
-      n++;
-    }
-    const x166 = o["volatile"];
-    if (x166 !== undefined) {
-      if (!(typeof x166 === "number" && (x166 | 0) === x166)) rt.int(x166, "volatile", -2147483648, 2147483647);
-      r.volatile = x166 as number;
-      n++;
-    }
-    const x167 = o["add"];
-    if (x167 !== undefined) {
-      if (!(typeof x167 === "number" && (x167 | 0) === x167)) rt.int(x167, "add", -2147483648, 2147483647);
-      r.add = x167 as number;
-      n++;
-    }
-    const x168 = o["alias"];
-    if (x168 !== undefined) {
-      if (!(typeof x168 === "number" && (x168 | 0) === x168)) rt.int(x168, "alias", -2147483648, 2147483647);
-      r.alias = x168 as number;
-      n++;
-    }
-    const x169 = o["ascending"];
-    if (x169 !== undefined) {
-      if (!(typeof x169 === "number" && (x169 | 0) === x169)) rt.int(x169, "ascending", -2147483648, 2147483647);
-      r.ascending = x169 as number;
-      n++;
-    }
-    const x170 = o["by"];
-    if (x170 !== undefined) {
-      if (!(typeof x170 === "number" && (x170 | 0) === x170)) rt.int(x170, "by", -2147483648, 2147483647);
-      r.by = x170 as number;
-      n++;
-    }
-    const x171 = o["descending"];
-    if (x171 !== undefined) {
-      if (!(typeof x171 === "number" && (x171 | 0) === x171)) rt.int(x171, "descending", -2147483648, 2147483647);
-      r.descending = x171 as number;
-      n++;
-    }
-    const x172 = o["dynamic"];
-    if (x172 !== undefined) {
-      if (!(typeof x172 === "number" && (x172 | 0) === x172)) rt.int(x172, "dynamic", -2147483648, 2147483647);
-      r.dynamic = x172 as number;
-      n++;
-    }
-    const x173 = o["equals"];
-    if (x173 !== undefined) {
-      if (!(typeof x173 === "number" && (x173 | 0) === x173)) rt.int(x173, "equals", -2147483648, 2147483647);
-      r.equals = x173 as number;
-      n++;
-    }
-    const x174 = o["get"];
-    if (x174 !== undefined) {
-      if (!(typeof x174 === "number" && (x174 | 0) === x174)) rt.int(x174, "get", -2147483648, 2147483647);
-      r.get = x174 as number;
-      n++;
-    }
-    const x175 = o["global"];
-    if (x175 !== undefined) {
-      if (!(typeof x175 === "number" && (x175 | 0) === x175)) rt.int(x175, "global", -2147483648, 2147483647);
-      r.global = x175 as number;
-      n++;
-    }
-    const x176 = o["group"];
-    if (x176 !== undefined) {
-      if (!(typeof x176 === "number" && (x176 | 0) === x176)) rt.int(x176, "group", -2147483648, 2147483647);
-      r.group = x176 as number;
-      n++;
-    }
-    const x177 = o["join"];
-    if (x177 !== undefined) {
-      if (!(typeof x177 === "number" && (x177 | 0) === x177)) rt.int(x177, "join", -2147483648, 2147483647);
-      r.join = x177 as number;
-      n++;
-    }
-    const x178 = o["nameof"];
-    if (x178 !== undefined) {
-      if (!(typeof x178 === "number" && (x178 | 0) === x178)) rt.int(x178, "nameof", -2147483648, 2147483647);
-      r.nameof = x178 as number;
-      n++;
-    }
-    const x179 = o["on"];
-    if (x179 !== undefined) {
-      if (!(typeof x179 === "number" && (x179 | 0) === x179)) rt.int(x179, "on", -2147483648, 2147483647);
-      r.on = x179 as number;
-      n++;
-    }
-    const x180 = o["orderby"];
-    if (x180 !== undefined) {
-      if (!(typeof x180 === "number" && (x180 | 0) === x180)) rt.int(x180, "orderby", -2147483648, 2147483647);
-      r.orderby = x180 as number;
-      n++;
-    }
-    const x181 = o["partial"];
-    if (x181 !== undefined) {
-      if (!(typeof x181 === "number" && (x181 | 0) === x181)) rt.int(x181, "partial", -2147483648, 2147483647);
-      r.partial = x181 as number;
-      n++;
-    }
-    const x182 = o["remove"];
-    if (x182 !== undefined) {
-      if (!(typeof x182 === "number" && (x182 | 0) === x182)) rt.int(x182, "remove", -2147483648, 2147483647);
-      r.remove = x182 as number;
-      n++;
-    }
-    const x183 = o["select"];
-    if (x183 !== undefined) {
-      if (!(typeof x183 === "number" && (x183 | 0) === x183)) rt.int(x183, "select", -2147483648, 2147483647);
-      r.select = x183 as number;
-      n++;
-    }
-    const x184 = o["set"];
-    if (x184 !== undefined) {
-      if (!(typeof x184 === "number" && (x184 | 0) === x184)) rt.int(x184, "set", -2147483648, 2147483647);
-      r.set = x184 as number;
-      n++;
-    }
-    const x185 = o["unmanaged"];
-    if (x185 !== undefined) {
-      if (!(typeof x185 === "number" && (x185 | 0) === x185)) rt.int(x185, "unmanaged", -2147483648, 2147483647);
-      r.unmanaged = x185 as number;
-      n++;
-    }
-    const x186 = o["value"];
-    if (x186 !== undefined) {
-      if (!(typeof x186 === "number" && (x186 | 0) === x186)) rt.int(x186, "value", -2147483648, 2147483647);
-      r.value = x186 as number;
-      n++;
-    }
-    const x187 = o["var"];
-    if (x187 !== undefined) {
-      if (!(typeof x187 === "number" && (x187 | 0) === x187)) rt.int(x187, "var", -2147483648, 2147483647);
-      r.var = x187 as number;
-      n++;
-    }
-    const x188 = o["when"];
-    if (x188 !== undefined) {
-      if (!(typeof x188 === "number" && (x188 | 0) === x188)) rt.int(x188, "when", -2147483648, 2147483647);
-      r.when = x188 as number;
-      n++;
-    }
-    const x189 = o["record"];
-    if (x189 !== undefined) {
-      if (!(typeof x189 === "number" && (x189 | 0) === x189)) rt.int(x189, "record", -2147483648, 2147483647);
-      r.record = x189 as number;
-      n++;
-    }
-    const x190 = o["init"];
-    if (x190 !== undefined) {
-      if (!(typeof x190 === "number" && (x190 | 0) === x190)) rt.int(x190, "init", -2147483648, 2147483647);
-      r.init = x190 as number;
-      n++;
-    }
-    const x191 = o["with"];
-    if (x191 !== undefined) {
-      if (!(typeof x191 === "number" && (x191 | 0) === x191)) rt.int(x191, "with", -2147483648, 2147483647);
-      r.with = x191 as number;
-      n++;
-    }
-    const x192 = o["and"];
-    if (x192 !== undefined) {
-      if (!(typeof x192 === "number" && (x192 | 0) === x192)) rt.int(x192, "and", -2147483648, 2147483647);
-      r.and = x192 as number;
-      n++;
-    }
-    const x193 = o["or"];
-    if (x193 !== undefined) {
-      if (!(typeof x193 === "number" && (x193 | 0) === x193)) rt.int(x193, "or", -2147483648, 2147483647);
-      r.or = x193 as number;
-      n++;
-    }
-    const x194 = o["not"];
-    if (x194 !== undefined) {
-      if (!(typeof x194 === "number" && (x194 | 0) === x194)) rt.int(x194, "not", -2147483648, 2147483647);
-      r.not = x194 as number;
-      n++;
-    }
-    const x195 = o["nint"];
-    if (x195 !== undefined) {
-      if (!(typeof x195 === "number" && (x195 | 0) === x195)) rt.int(x195, "nint", -2147483648, 2147483647);
-      r.nint = x195 as number;
-      n++;
-    }
-    const x196 = o["nuint"];
-    if (x196 !== undefined) {
-      if (!(typeof x196 === "number" && (x196 | 0) === x196)) rt.int(x196, "nuint", -2147483648, 2147483647);
-      r.nuint = x196 as number;
-      n++;
-    }
-    const x197 = o["managed"];
-    if (x197 !== undefined) {
-      if (!(typeof x197 === "number" && (x197 | 0) === x197)) rt.int(x197, "managed", -2147483648, 2147483647);
-      r.managed = x197 as number;
-      n++;
-    }
-    const x198 = o["required"];
-    if (x198 !== undefined) {
-      if (!(typeof x198 === "number" && (x198 | 0) === x198)) rt.int(x198, "required", -2147483648, 2147483647);
-      r.required = x198 as number;
-      n++;
-    }
-    const x199 = o["file"];
-    if (x199 !== undefined) {
-      if (!(typeof x199 === "number" && (x199 | 0) === x199)) rt.int(x199, "file", -2147483648, 2147483647);
-      r.file = x199 as number;
-      n++;
-    }
-    const x200 = o["scoped"];
-    if (x200 !== undefined) {
-      if (!(typeof x200 === "number" && (x200 | 0) === x200)) rt.int(x200, "scoped", -2147483648, 2147483647);
-      r.scoped = x200 as number;
-      n++;
-    }
-    const x201 = o["field"];
-    if (x201 !== undefined) {
-      if (!(typeof x201 === "number" && (x201 | 0) === x201)) rt.int(x201, "field", -2147483648, 2147483647);
-      r.field = x201 as number;
-      n++;
-    }
-    const x202 = o["GetHashCode"];
-    if (x202 !== undefined) {
-      if (!(typeof x202 === "number" && (x202 | 0) === x202)) rt.int(x202, "GetHashCode", -2147483648, 2147483647);
-      r.getHashCode = x202 as number;
-      n++;
-    }
-    const x203 = o["GetType"];
-    if (x203 !== undefined) {
-      if (!(typeof x203 === "number" && (x203 | 0) === x203)) rt.int(x203, "GetType", -2147483648, 2147483647);
-      r.getType = x203 as number;
-      n++;
-    }
-    const x204 = o["Finalize"];
-    if (x204 !== undefined) {
-      if (!(typeof x204 === "number" && (x204 | 0) === x204)) rt.int(x204, "Finalize", -2147483648, 2147483647);
-      r.finalize = x204 as number;
-      n++;
-    }
-    const x205 = o["MemberwiseClone"];
-    if (x205 !== undefined) {
-      if (!(typeof x205 === "number" && (x205 | 0) === x205)) rt.int(x205, "MemberwiseClone", -2147483648, 2147483647);
-      r.memberwiseClone = x205 as number;
-      n++;
-    }
-    const x206 = o["ReferenceEquals"];
-    if (x206 !== undefined) {
-      if (!(typeof x206 === "number" && (x206 | 0) === x206)) rt.int(x206, "ReferenceEquals", -2147483648, 2147483647);
-      r.referenceEquals = x206 as number;
-      n++;
-    }
-    const x207 = o["debugger"];
-    if (x207 !== undefined) {
-      if (!(typeof x207 === "number" && (x207 | 0) === x207)) rt.int(x207, "debugger", -2147483648, 2147483647);
-      r.debugger = x207 as number;
-      n++;
-    }
-    const x208 = o["delete"];
-    if (x208 !== undefined) {
-      if (!(typeof x208 === "number" && (x208 | 0) === x208)) rt.int(x208, "delete", -2147483648, 2147483647);
-      r.delete = x208 as number;
-      n++;
-    }
-    const x209 = o["export"];
-    if (x209 !== undefined) {
-      if (!(typeof x209 === "number" && (x209 | 0) === x209)) rt.int(x209, "export", -2147483648, 2147483647);
-      r.export = x209 as number;
-      n++;
-    }
-    const x210 = o["extends"];
-    if (x210 !== undefined) {
-      if (!(typeof x210 === "number" && (x210 | 0) === x210)) rt.int(x210, "extends", -2147483648, 2147483647);
-      r.extends = x210 as number;
-      n++;
-    }
-    const x211 = o["function"];
-    if (x211 !== undefined) {
-      if (!(typeof x211 === "number" && (x211 | 0) === x211)) rt.int(x211, "function", -2147483648, 2147483647);
-      r.function = x211 as number;
-      n++;
-    }
-    const x212 = o["import"];
-    if (x212 !== undefined) {
-      if (!(typeof x212 === "number" && (x212 | 0) === x212)) rt.int(x212, "import", -2147483648, 2147483647);
-      r.import = x212 as number;
-      n++;
-    }
-    const x213 = o["instanceof"];
-    if (x213 !== undefined) {
-      if (!(typeof x213 === "number" && (x213 | 0) === x213)) rt.int(x213, "instanceof", -2147483648, 2147483647);
-      r.instanceof = x213 as number;
-      n++;
-    }
-    const x214 = o["implements"];
-    if (x214 !== undefined) {
-      if (!(typeof x214 === "number" && (x214 | 0) === x214)) rt.int(x214, "implements", -2147483648, 2147483647);
-      r.implements = x214 as number;
-      n++;
-    }
-    const x215 = o["package"];
-    if (x215 !== undefined) {
-      if (!(typeof x215 === "number" && (x215 | 0) === x215)) rt.int(x215, "package", -2147483648, 2147483647);
-      r.package = x215 as number;
-      n++;
-    }
-    const x216 = o["any"];
-    if (x216 !== undefined) {
-      if (!(typeof x216 === "number" && (x216 | 0) === x216)) rt.int(x216, "any", -2147483648, 2147483647);
-      r.any = x216 as number;
-      n++;
-    }
-    const x217 = o["boolean"];
-    if (x217 !== undefined) {
-      if (!(typeof x217 === "number" && (x217 | 0) === x217)) rt.int(x217, "boolean", -2147483648, 2147483647);
-      r.boolean = x217 as number;
-      n++;
-    }
-    const x218 = rt.own(o, "constructor");
-    if (x218 !== undefined) {
-      if (!(typeof x218 === "number" && (x218 | 0) === x218)) rt.int(x218, "constructor", -2147483648, 2147483647);
-      r.constructor = x218 as number;
-      n++;
-    }
-    const x219 = o["declare"];
-    if (x219 !== undefined) {
-      if (!(typeof x219 === "number" && (x219 | 0) === x219)) rt.int(x219, "declare", -2147483648, 2147483647);
-      r.declare = x219 as number;
-      n++;
-    }
-    const x220 = o["module"];
-    if (x220 !== undefined) {
-      if (!(typeof x220 === "number" && (x220 | 0) === x220)) rt.int(x220, "module", -2147483648, 2147483647);
-      r.module = x220 as number;
-      n++;
-    }
-    const x221 = o["require"];
-    if (x221 !== undefined) {
-      if (!(typeof x221 === "number" && (x221 | 0) === x221)) rt.int(x221, "require", -2147483648, 2147483647);
-      r.require = x221 as number;
-      n++;
-    }
-    const x222 = o["number"];
-    if (x222 !== undefined) {
-      if (!(typeof x222 === "number" && (x222 | 0) === x222)) rt.int(x222, "number", -2147483648, 2147483647);
-      r.number = x222 as number;
-      n++;
-    }
-    const x223 = o["symbol"];
-    if (x223 !== undefined) {
-      if (!(typeof x223 === "number" && (x223 | 0) === x223)) rt.int(x223, "symbol", -2147483648, 2147483647);
-      r.symbol = x223 as number;
-      n++;
-    }
-    const x224 = o["of"];
-    if (x224 !== undefined) {
-      if (!(typeof x224 === "number" && (x224 | 0) === x224)) rt.int(x224, "of", -2147483648, 2147483647);
-      r.of = x224 as number;
-      n++;
-    }
-    const x225 = o["bigint"];
-    if (x225 !== undefined) {
-      if (!(typeof x225 === "number" && (x225 | 0) === x225)) rt.int(x225, "bigint", -2147483648, 2147483647);
-      r.bigint = x225 as number;
-      n++;
-    }
-    const x226 = o["undefined"];
-    if (x226 !== undefined) {
-      if (!(typeof x226 === "number" && (x226 | 0) === x226)) rt.int(x226, "undefined", -2147483648, 2147483647);
-      r.undefined = x226 as number;
-      n++;
-    }
-    const x227 = o["never"];
-    if (x227 !== undefined) {
-      if (!(typeof x227 === "number" && (x227 | 0) === x227)) rt.int(x227, "never", -2147483648, 2147483647);
-      r.never = x227 as number;
-      n++;
-    }
-    const x228 = o["unknown"];
-    if (x228 !== undefined) {
-      if (!(typeof x228 === "number" && (x228 | 0) === x228)) rt.int(x228, "unknown", -2147483648, 2147483647);
-      r.unknown = x228 as number;
-      n++;
-    }
-    const x229 = o["keyof"];
-    if (x229 !== undefined) {
-      if (!(typeof x229 === "number" && (x229 | 0) === x229)) rt.int(x229, "keyof", -2147483648, 2147483647);
-      r.keyof = x229 as number;
-      n++;
-    }
-    const x230 = o["infer"];
-    if (x230 !== undefined) {
-      if (!(typeof x230 === "number" && (x230 | 0) === x230)) rt.int(x230, "infer", -2147483648, 2147483647);
-      r.infer = x230 as number;
-      n++;
-    }
-    const x231 = o["unique"];
-    if (x231 !== undefined) {
-      if (!(typeof x231 === "number" && (x231 | 0) === x231)) rt.int(x231, "unique", -2147483648, 2147483647);
-      r.unique = x231 as number;
-      n++;
-    }
-    const x232 = o["accessor"];
-    if (x232 !== undefined) {
-      if (!(typeof x232 === "number" && (x232 | 0) === x232)) rt.int(x232, "accessor", -2147483648, 2147483647);
-      r.accessor = x232 as number;
-      n++;
-    }
-    const x233 = o["asserts"];
-    if (x233 !== undefined) {
-      if (!(typeof x233 === "number" && (x233 | 0) === x233)) rt.int(x233, "asserts", -2147483648, 2147483647);
-      r.asserts = x233 as number;
-      n++;
-    }
-    const x234 = o["assert"];
-    if (x234 !== undefined) {
-      if (!(typeof x234 === "number" && (x234 | 0) === x234)) rt.int(x234, "assert", -2147483648, 2147483647);
-      r.assert = x234 as number;
-      n++;
-    }
-    const x235 = o["intrinsic"];
-    if (x235 !== undefined) {
-      if (!(typeof x235 === "number" && (x235 | 0) === x235)) rt.int(x235, "intrinsic", -2147483648, 2147483647);
-      r.intrinsic = x235 as number;
-      n++;
-    }
-    const x236 = o["satisfies"];
-    if (x236 !== undefined) {
-      if (!(typeof x236 === "number" && (x236 | 0) === x236)) rt.int(x236, "satisfies", -2147483648, 2147483647);
-      r.satisfies = x236 as number;
-      n++;
-    }
-    const x237 = o["arguments"];
-    if (x237 !== undefined) {
-      if (!(typeof x237 === "number" && (x237 | 0) === x237)) rt.int(x237, "arguments", -2147483648, 2147483647);
-      r.arguments = x237 as number;
-      n++;
-    }
-    const x238 = o["eval"];
-    if (x238 !== undefined) {
-      if (!(typeof x238 === "number" && (x238 | 0) === x238)) rt.int(x238, "eval", -2147483648, 2147483647);
-      r.eval = x238 as number;
-      n++;
-    }
-    const x239 = rt.own(o, "__proto__");
-    if (x239 !== undefined) {
-      if (!(typeof x239 === "number" && (x239 | 0) === x239)) rt.int(x239, "__proto__", -2147483648, 2147483647);
-      r.proto = x239 as number;
-      n++;
-    }
-    const x240 = o["prototype"];
-    if (x240 !== undefined) {
-      if (!(typeof x240 === "number" && (x240 | 0) === x240)) rt.int(x240, "prototype", -2147483648, 2147483647);
-      r.prototype = x240 as number;
-      n++;
-    }
-    const x241 = rt.own(o, "toLocaleString");
-    if (x241 !== undefined) {
-      if (!(typeof x241 === "number" && (x241 | 0) === x241)) rt.int(x241, "toLocaleString", -2147483648, 2147483647);
-      r.toLocaleString = x241 as number;
-      n++;
-    }
-    const x242 = rt.own(o, "valueOf");
-    if (x242 !== undefined) {
-      if (!(typeof x242 === "number" && (x242 | 0) === x242)) rt.int(x242, "valueOf", -2147483648, 2147483647);
-      r.valueOf = x242 as number;
-      n++;
-    }
-    const x243 = rt.own(o, "hasOwnProperty");
-    if (x243 !== undefined) {
-      if (!(typeof x243 === "number" && (x243 | 0) === x243)) rt.int(x243, "hasOwnProperty", -2147483648, 2147483647);
-      r.hasOwnProperty = x243 as number;
-      n++;
-    }
-    const x244 = rt.own(o, "isPrototypeOf");
-    if (x244 !== undefined) {
-      if (!(typeof x244 === "number" && (x244 | 0) === x244)) rt.int(x244, "isPrototypeOf", -2147483648, 2147483647);
-      r.isPrototypeOf = x244 as number;
-      n++;
-    }
-    const x245 = rt.own(o, "propertyIsEnumerable");
-    if (x245 !== undefined) {
-      if (!(typeof x245 === "number" && (x245 | 0) === x245)) rt.int(x245, "propertyIsEnumerable", -2147483648, 2147483647);
-      r.propertyIsEnumerable = x245 as number;
-      n++;
-    }
-    const x246 = o["Array"];
-    if (x246 !== undefined) {
-      if (!(typeof x246 === "number" && (x246 | 0) === x246)) rt.int(x246, "Array", -2147483648, 2147483647);
-      r.array = x246 as number;
-      n++;
-    }
-    const x247 = o["ArrayBuffer"];
-    if (x247 !== undefined) {
-      if (!(typeof x247 === "number" && (x247 | 0) === x247)) rt.int(x247, "ArrayBuffer", -2147483648, 2147483647);
-      r.arrayBuffer = x247 as number;
-      n++;
-    }
-    const x248 = o["ArrayLike"];
-    if (x248 !== undefined) {
-      if (!(typeof x248 === "number" && (x248 | 0) === x248)) rt.int(x248, "ArrayLike", -2147483648, 2147483647);
-      r.arrayLike = x248 as number;
-      n++;
-    }
-    const x249 = o["BigInt"];
-    if (x249 !== undefined) {
-      if (!(typeof x249 === "number" && (x249 | 0) === x249)) rt.int(x249, "BigInt", -2147483648, 2147483647);
-      r.bigInt = x249 as number;
-      n++;
-    }
-    const x250 = o["Buffer"];
-    if (x250 !== undefined) {
-      if (!(typeof x250 === "number" && (x250 | 0) === x250)) rt.int(x250, "Buffer", -2147483648, 2147483647);
-      r.buffer = x250 as number;
-      n++;
-    }
-    const x251 = o["DataView"];
-    if (x251 !== undefined) {
-      if (!(typeof x251 === "number" && (x251 | 0) === x251)) rt.int(x251, "DataView", -2147483648, 2147483647);
-      r.dataView = x251 as number;
-      n++;
-    }
-    const x252 = o["Date"];
-    if (x252 !== undefined) {
-      if (!(typeof x252 === "number" && (x252 | 0) === x252)) rt.int(x252, "Date", -2147483648, 2147483647);
-      r.date = x252 as number;
-      n++;
-    }
-    const x253 = o["Error"];
-    if (x253 !== undefined) {
-      if (!(typeof x253 === "number" && (x253 | 0) === x253)) rt.int(x253, "Error", -2147483648, 2147483647);
-      r.error = x253 as number;
-      n++;
-    }
-    const x254 = o["EvalError"];
-    if (x254 !== undefined) {
-      if (!(typeof x254 === "number" && (x254 | 0) === x254)) rt.int(x254, "EvalError", -2147483648, 2147483647);
-      r.evalError = x254 as number;
-      n++;
-    }
-    const x255 = o["Exclude"];
-    if (x255 !== undefined) {
-      if (!(typeof x255 === "number" && (x255 | 0) === x255)) rt.int(x255, "Exclude", -2147483648, 2147483647);
-      r.exclude = x255 as number;
-      n++;
-    }
-    const x256 = o["Extract"];
-    if (x256 !== undefined) {
-      if (!(typeof x256 === "number" && (x256 | 0) === x256)) rt.int(x256, "Extract", -2147483648, 2147483647);
-      r.extract = x256 as number;
-      n++;
-    }
-    const x257 = o["Infinity"];
-    if (x257 !== undefined) {
-      if (!(typeof x257 === "number" && (x257 | 0) === x257)) rt.int(x257, "Infinity", -2147483648, 2147483647);
-      r.infinity = x257 as number;
-      n++;
-    }
-    const x258 = o["InstanceType"];
-    if (x258 !== undefined) {
-      if (!(typeof x258 === "number" && (x258 | 0) === x258)) rt.int(x258, "InstanceType", -2147483648, 2147483647);
-      r.instanceType = x258 as number;
-      n++;
-    }
-    const x259 = o["Intl"];
-    if (x259 !== undefined) {
-      if (!(typeof x259 === "number" && (x259 | 0) === x259)) rt.int(x259, "Intl", -2147483648, 2147483647);
-      r.intl = x259 as number;
-      n++;
-    }
-    const x260 = o["Iterable"];
-    if (x260 !== undefined) {
-      if (!(typeof x260 === "number" && (x260 | 0) === x260)) rt.int(x260, "Iterable", -2147483648, 2147483647);
-      r.iterable = x260 as number;
-      n++;
-    }
-    const x261 = o["IterableIterator"];
-    if (x261 !== undefined) {
-      if (!(typeof x261 === "number" && (x261 | 0) === x261)) rt.int(x261, "IterableIterator", -2147483648, 2147483647);
-      r.iterableIterator = x261 as number;
-      n++;
-    }
-    const x262 = o["JSON"];
-    if (x262 !== undefined) {
-      if (!(typeof x262 === "number" && (x262 | 0) === x262)) rt.int(x262, "JSON", -2147483648, 2147483647);
-      r.json = x262 as number;
-      n++;
-    }
-    const x263 = o["Map"];
-    if (x263 !== undefined) {
-      if (!(typeof x263 === "number" && (x263 | 0) === x263)) rt.int(x263, "Map", -2147483648, 2147483647);
-      r.map = x263 as number;
-      n++;
-    }
-    const x264 = o["Math"];
-    if (x264 !== undefined) {
-      if (!(typeof x264 === "number" && (x264 | 0) === x264)) rt.int(x264, "Math", -2147483648, 2147483647);
-      r.math = x264 as number;
-      n++;
-    }
-    const x265 = o["NaN"];
-    if (x265 !== undefined) {
-      if (!(typeof x265 === "number" && (x265 | 0) === x265)) rt.int(x265, "NaN", -2147483648, 2147483647);
-      r.naN = x265 as number;
-      n++;
-    }
-    const x266 = o["NonNullable"];
-    if (x266 !== undefined) {
-      if (!(typeof x266 === "number" && (x266 | 0) === x266)) rt.int(x266, "NonNullable", -2147483648, 2147483647);
-      r.nonNullable = x266 as number;
-      n++;
-    }
-    const x267 = o["Omit"];
-    if (x267 !== undefined) {
-      if (!(typeof x267 === "number" && (x267 | 0) === x267)) rt.int(x267, "Omit", -2147483648, 2147483647);
-      r.omit = x267 as number;
-      n++;
-    }
-    const x268 = o["Parameters"];
-    if (x268 !== undefined) {
-      if (!(typeof x268 === "number" && (x268 | 0) === x268)) rt.int(x268, "Parameters", -2147483648, 2147483647);
-      r.parameters = x268 as number;
-      n++;
-    }
-    const x269 = o["Pick"];
-    if (x269 !== undefined) {
-      if (!(typeof x269 === "number" && (x269 | 0) === x269)) rt.int(x269, "Pick", -2147483648, 2147483647);
-      r.pick = x269 as number;
-      n++;
-    }
-    const x270 = o["Promise"];
-    if (x270 !== undefined) {
-      if (!(typeof x270 === "number" && (x270 | 0) === x270)) rt.int(x270, "Promise", -2147483648, 2147483647);
-      r.promise = x270 as number;
-      n++;
-    }
-    const x271 = o["PropertyKey"];
-    if (x271 !== undefined) {
-      if (!(typeof x271 === "number" && (x271 | 0) === x271)) rt.int(x271, "PropertyKey", -2147483648, 2147483647);
-      r.propertyKey = x271 as number;
-      n++;
-    }
-    const x272 = o["Proxy"];
-    if (x272 !== undefined) {
-      if (!(typeof x272 === "number" && (x272 | 0) === x272)) rt.int(x272, "Proxy", -2147483648, 2147483647);
-      r.proxy = x272 as number;
-      n++;
-    }
-    const x273 = o["RangeError"];
-    if (x273 !== undefined) {
-      if (!(typeof x273 === "number" && (x273 | 0) === x273)) rt.int(x273, "RangeError", -2147483648, 2147483647);
-      r.rangeError = x273 as number;
-      n++;
-    }
-    const x274 = o["ReadonlyArray"];
-    if (x274 !== undefined) {
-      if (!(typeof x274 === "number" && (x274 | 0) === x274)) rt.int(x274, "ReadonlyArray", -2147483648, 2147483647);
-      r.readonlyArray = x274 as number;
-      n++;
-    }
-    const x275 = o["ReadonlyMap"];
-    if (x275 !== undefined) {
-      if (!(typeof x275 === "number" && (x275 | 0) === x275)) rt.int(x275, "ReadonlyMap", -2147483648, 2147483647);
-      r.readonlyMap = x275 as number;
-      n++;
-    }
-    const x276 = o["ReadonlySet"];
-    if (x276 !== undefined) {
-      if (!(typeof x276 === "number" && (x276 | 0) === x276)) rt.int(x276, "ReadonlySet", -2147483648, 2147483647);
-      r.readonlySet = x276 as number;
-      n++;
-    }
-    const x277 = o["Reflect"];
-    if (x277 !== undefined) {
-      if (!(typeof x277 === "number" && (x277 | 0) === x277)) rt.int(x277, "Reflect", -2147483648, 2147483647);
-      r.reflect = x277 as number;
-      n++;
-    }
-    const x278 = o["RegExp"];
-    if (x278 !== undefined) {
-      if (!(typeof x278 === "number" && (x278 | 0) === x278)) rt.int(x278, "RegExp", -2147483648, 2147483647);
-      r.regExp = x278 as number;
-      n++;
-    }
-    const x279 = o["ReturnType"];
-    if (x279 !== undefined) {
-      if (!(typeof x279 === "number" && (x279 | 0) === x279)) rt.int(x279, "ReturnType", -2147483648, 2147483647);
-      r.returnType = x279 as number;
-      n++;
-    }
-    const x280 = o["SyntaxError"];
-    if (x280 !== undefined) {
-      if (!(typeof x280 === "number" && (x280 | 0) === x280)) rt.int(x280, "SyntaxError", -2147483648, 2147483647);
-      r.syntaxError = x280 as number;
-      n++;
-    }
-    const x281 = o["TextDecoder"];
-    if (x281 !== undefined) {
-      if (!(typeof x281 === "number" && (x281 | 0) === x281)) rt.int(x281, "TextDecoder", -2147483648, 2147483647);
-      r.textDecoder = x281 as number;
-      n++;
-    }
-    const x282 = o["TextEncoder"];
-    if (x282 !== undefined) {
-      if (!(typeof x282 === "number" && (x282 | 0) === x282)) rt.int(x282, "TextEncoder", -2147483648, 2147483647);
-      r.textEncoder = x282 as number;
-      n++;
-    }
-    const x283 = o["TypeError"];
-    if (x283 !== undefined) {
-      if (!(typeof x283 === "number" && (x283 | 0) === x283)) rt.int(x283, "TypeError", -2147483648, 2147483647);
-      r.typeError = x283 as number;
-      n++;
-    }
-    const x284 = o["URIError"];
-    if (x284 !== undefined) {
-      if (!(typeof x284 === "number" && (x284 | 0) === x284)) rt.int(x284, "URIError", -2147483648, 2147483647);
-      r.uriError = x284 as number;
-      n++;
-    }
-    const x285 = o["URL"];
-    if (x285 !== undefined) {
-      if (!(typeof x285 === "number" && (x285 | 0) === x285)) rt.int(x285, "URL", -2147483648, 2147483647);
-      r.url = x285 as number;
-      n++;
-    }
-    const x286 = o["Uint8Array"];
-    if (x286 !== undefined) {
-      if (!(typeof x286 === "number" && (x286 | 0) === x286)) rt.int(x286, "Uint8Array", -2147483648, 2147483647);
-      r.uint8array = x286 as number;
-      n++;
-    }
-    const x287 = o["WeakMap"];
-    if (x287 !== undefined) {
-      if (!(typeof x287 === "number" && (x287 | 0) === x287)) rt.int(x287, "WeakMap", -2147483648, 2147483647);
-      r.weakMap = x287 as number;
-      n++;
-    }
-    const x288 = o["WeakSet"];
-    if (x288 !== undefined) {
-      if (!(typeof x288 === "number" && (x288 | 0) === x288)) rt.int(x288, "WeakSet", -2147483648, 2147483647);
-      r.weakSet = x288 as number;
-      n++;
-    }
-    const x289 = o["console"];
-    if (x289 !== undefined) {
-      if (!(typeof x289 === "number" && (x289 | 0) === x289)) rt.int(x289, "console", -2147483648, 2147483647);
-      r.console = x289 as number;
-      n++;
-    }
-    const x290 = o["globalThis"];
-    if (x290 !== undefined) {
-      if (!(typeof x290 === "number" && (x290 | 0) === x290)) rt.int(x290, "globalThis", -2147483648, 2147483647);
-      r.globalThis = x290 as number;
-      n++;
-    }
-    const x291 = o["process"];
-    if (x291 !== undefined) {
-      if (!(typeof x291 === "number" && (x291 | 0) === x291)) rt.int(x291, "process", -2147483648, 2147483647);
-      r.process = x291 as number;
-      n++;
-    }
-    const x292 = o["CON"];
-    if (x292 !== undefined) {
-      if (!(typeof x292 === "number" && (x292 | 0) === x292)) rt.int(x292, "CON", -2147483648, 2147483647);
-      r.con = x292 as number;
-      n++;
-    }
-    const x293 = o["PRN"];
-    if (x293 !== undefined) {
-      if (!(typeof x293 === "number" && (x293 | 0) === x293)) rt.int(x293, "PRN", -2147483648, 2147483647);
-      r.prn = x293 as number;
-      n++;
-    }
-    const x294 = o["AUX"];
-    if (x294 !== undefined) {
-      if (!(typeof x294 === "number" && (x294 | 0) === x294)) rt.int(x294, "AUX", -2147483648, 2147483647);
-      r.aux = x294 as number;
-      n++;
-    }
-    const x295 = o["NUL"];
-    if (x295 !== undefined) {
-      if (!(typeof x295 === "number" && (x295 | 0) === x295)) rt.int(x295, "NUL", -2147483648, 2147483647);
-      r.nul = x295 as number;
-      n++;
-    }
-    const x296 = o["COM0"];
-    if (x296 !== undefined) {
-      if (!(typeof x296 === "number" && (x296 | 0) === x296)) rt.int(x296, "COM0", -2147483648, 2147483647);
-      r.com0 = x296 as number;
-      n++;
-    }
-    const x297 = o["COM1"];
-    if (x297 !== undefined) {
-      if (!(typeof x297 === "number" && (x297 | 0) === x297)) rt.int(x297, "COM1", -2147483648, 2147483647);
-      r.com1 = x297 as number;
-      n++;
-    }
-    const x298 = o["COM2"];
-    if (x298 !== undefined) {
-      if (!(typeof x298 === "number" && (x298 | 0) === x298)) rt.int(x298, "COM2", -2147483648, 2147483647);
-      r.com2 = x298 as number;
-      n++;
-    }
-    const x299 = o["COM3"];
-    if (x299 !== undefined) {
-      if (!(typeof x299 === "number" && (x299 | 0) === x299)) rt.int(x299, "COM3", -2147483648, 2147483647);
-      r.com3 = x299 as number;
-      n++;
-    }
-    const x300 = o["COM4"];
-    if (x300 !== undefined) {
-      if (!(typeof x300 === "number" && (x300 | 0) === x300)) rt.int(x300, "COM4", -2147483648, 2147483647);
-      r.com4 = x300 as number;
-      n++;
-    }
-    const x301 = o["COM5"];
-    if (x301 !== undefined) {
-      if (!(typeof x301 === "number" && (x301 | 0) === x301)) rt.int(x301, "COM5", -2147483648, 2147483647);
-      r.com5 = x301 as number;
-      n++;
-    }
-    const x302 = o["COM6"];
-    if (x302 !== undefined) {
-      if (!(typeof x302 === "number" && (x302 | 0) === x302)) rt.int(x302, "COM6", -2147483648, 2147483647);
-      r.com6 = x302 as number;
-      n++;
-    }
-    const x303 = o["COM7"];
-    if (x303 !== undefined) {
-      if (!(typeof x303 === "number" && (x303 | 0) === x303)) rt.int(x303, "COM7", -2147483648, 2147483647);
-      r.com7 = x303 as number;
-      n++;
-    }
-    const x304 = o["COM8"];
-    if (x304 !== undefined) {
-      if (!(typeof x304 === "number" && (x304 | 0) === x304)) rt.int(x304, "COM8", -2147483648, 2147483647);
-      r.com8 = x304 as number;
-      n++;
-    }
-    const x305 = o["COM9"];
-    if (x305 !== undefined) {
-      if (!(typeof x305 === "number" && (x305 | 0) === x305)) rt.int(x305, "COM9", -2147483648, 2147483647);
-      r.com9 = x305 as number;
-      n++;
-    }
-    const x306 = o["COM\u00b9"];
-    if (x306 !== undefined) {
-      if (!(typeof x306 === "number" && (x306 | 0) === x306)) rt.int(x306, "COM\u00b9", -2147483648, 2147483647);
-      r.comU00b9 = x306 as number;
-      n++;
-    }
-    const x307 = o["COM\u00b2"];
-    if (x307 !== undefined) {
-      if (!(typeof x307 === "number" && (x307 | 0) === x307)) rt.int(x307, "COM\u00b2", -2147483648, 2147483647);
-      r.comU00b2 = x307 as number;
-      n++;
-    }
-    const x308 = o["COM\u00b3"];
-    if (x308 !== undefined) {
-      if (!(typeof x308 === "number" && (x308 | 0) === x308)) rt.int(x308, "COM\u00b3", -2147483648, 2147483647);
-      r.comU00b3 = x308 as number;
-      n++;
-    }
-    const x309 = o["LPT0"];
-    if (x309 !== undefined) {
-      if (!(typeof x309 === "number" && (x309 | 0) === x309)) rt.int(x309, "LPT0", -2147483648, 2147483647);
-      r.lpt0 = x309 as number;
-      n++;
-    }
-    const x310 = o["LPT1"];
-    if (x310 !== undefined) {
-      if (!(typeof x310 === "number" && (x310 | 0) === x310)) rt.int(x310, "LPT1", -2147483648, 2147483647);
-      r.lpt1 = x310 as number;
-      n++;
-    }
-    const x311 = o["LPT2"];
-    if (x311 !== undefined) {
-      if (!(typeof x311 === "number" && (x311 | 0) === x311)) rt.int(x311, "LPT2", -2147483648, 2147483647);
-      r.lpt2 = x311 as number;
-      n++;
-    }
-    const x312 = o["LPT3"];
-    if (x312 !== undefined) {
-      if (!(typeof x312 === "number" && (x312 | 0) === x312)) rt.int(x312, "LPT3", -2147483648, 2147483647);
-      r.lpt3 = x312 as number;
-      n++;
-    }
-    const x313 = o["LPT4"];
-    if (x313 !== undefined) {
-      if (!(typeof x313 === "number" && (x313 | 0) === x313)) rt.int(x313, "LPT4", -2147483648, 2147483647);
-      r.lpt4 = x313 as number;
-      n++;
-    }
-    const x314 = o["LPT5"];
-    if (x314 !== undefined) {
-      if (!(typeof x314 === "number" && (x314 | 0) === x314)) rt.int(x314, "LPT5", -2147483648, 2147483647);
-      r.lpt5 = x314 as number;
-      n++;
-    }
-    const x315 = o["LPT6"];
-    if (x315 !== undefined) {
-      if (!(typeof x315 === "number" && (x315 | 0) === x315)) rt.int(x315, "LPT6", -2147483648, 2147483647);
-      r.lpt6 = x315 as number;
-      n++;
-    }
-    const x316 = o["LPT7"];
-    if (x316 !== undefined) {
-      if (!(typeof x316 === "number" && (x316 | 0) === x316)) rt.int(x316, "LPT7", -2147483648, 2147483647);
-      r.lpt7 = x316 as number;
-      n++;
-    }
-    const x317 = o["LPT8"];
-    if (x317 !== undefined) {
-      if (!(typeof x317 === "number" && (x317 | 0) === x317)) rt.int(x317, "LPT8", -2147483648, 2147483647);
-      r.lpt8 = x317 as number;
-      n++;
-    }
-    const x318 = o["LPT9"];
-    if (x318 !== undefined) {
-      if (!(typeof x318 === "number" && (x318 | 0) === x318)) rt.int(x318, "LPT9", -2147483648, 2147483647);
-      r.lpt9 = x318 as number;
-      n++;
-    }
-    const x319 = o["LPT\u00b9"];
-    if (x319 !== undefined) {
-      if (!(typeof x319 === "number" && (x319 | 0) === x319)) rt.int(x319, "LPT\u00b9", -2147483648, 2147483647);
-      r.lptU00b9 = x319 as number;
-      n++;
-    }
-    const x320 = o["LPT\u00b2"];
-    if (x320 !== undefined) {
-      if (!(typeof x320 === "number" && (x320 | 0) === x320)) rt.int(x320, "LPT\u00b2", -2147483648, 2147483647);
-      r.lptU00b2 = x320 as number;
-      n++;
-    }
-    const x321 = o["LPT\u00b3"];
-    if (x321 !== undefined) {
-      if (!(typeof x321 === "number" && (x321 | 0) === x321)) rt.int(x321, "LPT\u00b3", -2147483648, 2147483647);
-      r.lptU00b3 = x321 as number;
-      n++;
-    }
-    const x322 = o["CONIN$"];
-    if (x322 !== undefined) {
-      if (!(typeof x322 === "number" && (x322 | 0) === x322)) rt.int(x322, "CONIN$", -2147483648, 2147483647);
-      r.coninU0024 = x322 as number;
-      n++;
-    }
-    const x323 = o["CONOUT$"];
-    if (x323 !== undefined) {
-      if (!(typeof x323 === "number" && (x323 | 0) === x323)) rt.int(x323, "CONOUT$", -2147483648, 2147483647);
-      r.conoutU0024 = x323 as number;
-      n++;
-    }
-    const x324 = o["CLOCK$"];
-    if (x324 !== undefined) {
-      if (!(typeof x324 === "number" && (x324 | 0) === x324)) rt.int(x324, "CLOCK$", -2147483648, 2147483647);
-      r.clockU0024 = x324 as number;
-      n++;
-    }
+    n += readAllFields$1(o, r);
+    n += readAllFields$2(o, r);
+    n += readAllFields$3(o, r);
+    n += readAllFields$4(o, r);
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_AllFields);
     return Object.freeze(r);
   } catch (e) {
@@ -2335,8 +409,2427 @@ export function readAllFields(v: unknown, at: rt.At): AllFields {
   }
 }
 
+/** Reads a AllFields from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAllFieldsBin(b: rt.Bin): AllFields {
+  const r = {
+    toString: undefined,
+    constructor: undefined,
+    toLocaleString: undefined,
+    valueOf: undefined,
+    hasOwnProperty: undefined,
+    isPrototypeOf: undefined,
+    propertyIsEnumerable: undefined,
+  } as rt.Mutable<AllFields>;
+  readAllFieldsBin$1(b, r);
+  readAllFieldsBin$2(b, r);
+  readAllFieldsBin$3(b, r);
+  readAllFieldsBin$4(b, r);
+  return Object.freeze(r);
+}
+
 export function writeAllFields(r: AllFields): string {
   const out: string[] = [];
+  writeAllFields$1(r, out);
+  writeAllFields$2(r, out);
+  writeAllFields$3(r, out);
+  writeAllFields$4(r, out);
+  return "{" + out.join(",") + "}";
+}
+
+/** Reads fields 1–100 of AllFields (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readAllFields$1(o: rt.JsonObject, r: rt.Mutable<AllFields>): number {
+  let n = 0;
+  const x0 = o["as"];
+  if (x0 !== undefined) {
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "as", -2147483648, 2147483647);
+    r.as = x0 as number;
+    n++;
+  }
+  const x1 = o["break"];
+  if (x1 !== undefined) {
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "break", -2147483648, 2147483647);
+    r.break = x1 as number;
+    n++;
+  }
+  const x2 = o["const"];
+  if (x2 !== undefined) {
+    if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "const", -2147483648, 2147483647);
+    r.const = x2 as number;
+    n++;
+  }
+  const x3 = o["continue"];
+  if (x3 !== undefined) {
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "continue", -2147483648, 2147483647);
+    r.continue = x3 as number;
+    n++;
+  }
+  const x4 = o["crate"];
+  if (x4 !== undefined) {
+    if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "crate", -2147483648, 2147483647);
+    r.crate = x4 as number;
+    n++;
+  }
+  const x5 = o["else"];
+  if (x5 !== undefined) {
+    if (!(typeof x5 === "number" && (x5 | 0) === x5)) rt.int(x5, "else", -2147483648, 2147483647);
+    r.else = x5 as number;
+    n++;
+  }
+  const x6 = o["enum"];
+  if (x6 !== undefined) {
+    if (!(typeof x6 === "number" && (x6 | 0) === x6)) rt.int(x6, "enum", -2147483648, 2147483647);
+    r.enum = x6 as number;
+    n++;
+  }
+  const x7 = o["extern"];
+  if (x7 !== undefined) {
+    if (!(typeof x7 === "number" && (x7 | 0) === x7)) rt.int(x7, "extern", -2147483648, 2147483647);
+    r.extern = x7 as number;
+    n++;
+  }
+  const x8 = o["false"];
+  if (x8 !== undefined) {
+    if (!(typeof x8 === "number" && (x8 | 0) === x8)) rt.int(x8, "false", -2147483648, 2147483647);
+    r.false = x8 as number;
+    n++;
+  }
+  const x9 = o["fn"];
+  if (x9 !== undefined) {
+    if (!(typeof x9 === "number" && (x9 | 0) === x9)) rt.int(x9, "fn", -2147483648, 2147483647);
+    r.fn = x9 as number;
+    n++;
+  }
+  const x10 = o["for"];
+  if (x10 !== undefined) {
+    if (!(typeof x10 === "number" && (x10 | 0) === x10)) rt.int(x10, "for", -2147483648, 2147483647);
+    r.for = x10 as number;
+    n++;
+  }
+  const x11 = o["if"];
+  if (x11 !== undefined) {
+    if (!(typeof x11 === "number" && (x11 | 0) === x11)) rt.int(x11, "if", -2147483648, 2147483647);
+    r.if = x11 as number;
+    n++;
+  }
+  const x12 = o["impl"];
+  if (x12 !== undefined) {
+    if (!(typeof x12 === "number" && (x12 | 0) === x12)) rt.int(x12, "impl", -2147483648, 2147483647);
+    r.impl = x12 as number;
+    n++;
+  }
+  const x13 = o["in"];
+  if (x13 !== undefined) {
+    if (!(typeof x13 === "number" && (x13 | 0) === x13)) rt.int(x13, "in", -2147483648, 2147483647);
+    r.in = x13 as number;
+    n++;
+  }
+  const x14 = o["let"];
+  if (x14 !== undefined) {
+    if (!(typeof x14 === "number" && (x14 | 0) === x14)) rt.int(x14, "let", -2147483648, 2147483647);
+    r.let = x14 as number;
+    n++;
+  }
+  const x15 = o["loop"];
+  if (x15 !== undefined) {
+    if (!(typeof x15 === "number" && (x15 | 0) === x15)) rt.int(x15, "loop", -2147483648, 2147483647);
+    r.loop = x15 as number;
+    n++;
+  }
+  const x16 = o["match"];
+  if (x16 !== undefined) {
+    if (!(typeof x16 === "number" && (x16 | 0) === x16)) rt.int(x16, "match", -2147483648, 2147483647);
+    r.match = x16 as number;
+    n++;
+  }
+  const x17 = o["mod"];
+  if (x17 !== undefined) {
+    if (!(typeof x17 === "number" && (x17 | 0) === x17)) rt.int(x17, "mod", -2147483648, 2147483647);
+    r.mod = x17 as number;
+    n++;
+  }
+  const x18 = o["move"];
+  if (x18 !== undefined) {
+    if (!(typeof x18 === "number" && (x18 | 0) === x18)) rt.int(x18, "move", -2147483648, 2147483647);
+    r.move = x18 as number;
+    n++;
+  }
+  const x19 = o["mut"];
+  if (x19 !== undefined) {
+    if (!(typeof x19 === "number" && (x19 | 0) === x19)) rt.int(x19, "mut", -2147483648, 2147483647);
+    r.mut = x19 as number;
+    n++;
+  }
+  const x20 = o["pub"];
+  if (x20 !== undefined) {
+    if (!(typeof x20 === "number" && (x20 | 0) === x20)) rt.int(x20, "pub", -2147483648, 2147483647);
+    r.pub = x20 as number;
+    n++;
+  }
+  const x21 = o["ref"];
+  if (x21 !== undefined) {
+    if (!(typeof x21 === "number" && (x21 | 0) === x21)) rt.int(x21, "ref", -2147483648, 2147483647);
+    r.ref = x21 as number;
+    n++;
+  }
+  const x22 = o["return"];
+  if (x22 !== undefined) {
+    if (!(typeof x22 === "number" && (x22 | 0) === x22)) rt.int(x22, "return", -2147483648, 2147483647);
+    r.return = x22 as number;
+    n++;
+  }
+  const x23 = o["self"];
+  if (x23 !== undefined) {
+    if (!(typeof x23 === "number" && (x23 | 0) === x23)) rt.int(x23, "self", -2147483648, 2147483647);
+    r.self = x23 as number;
+    n++;
+  }
+  const x24 = o["static"];
+  if (x24 !== undefined) {
+    if (!(typeof x24 === "number" && (x24 | 0) === x24)) rt.int(x24, "static", -2147483648, 2147483647);
+    r.static = x24 as number;
+    n++;
+  }
+  const x25 = o["struct"];
+  if (x25 !== undefined) {
+    if (!(typeof x25 === "number" && (x25 | 0) === x25)) rt.int(x25, "struct", -2147483648, 2147483647);
+    r.struct = x25 as number;
+    n++;
+  }
+  const x26 = o["super"];
+  if (x26 !== undefined) {
+    if (!(typeof x26 === "number" && (x26 | 0) === x26)) rt.int(x26, "super", -2147483648, 2147483647);
+    r.super = x26 as number;
+    n++;
+  }
+  const x27 = o["trait"];
+  if (x27 !== undefined) {
+    if (!(typeof x27 === "number" && (x27 | 0) === x27)) rt.int(x27, "trait", -2147483648, 2147483647);
+    r.trait = x27 as number;
+    n++;
+  }
+  const x28 = o["true"];
+  if (x28 !== undefined) {
+    if (!(typeof x28 === "number" && (x28 | 0) === x28)) rt.int(x28, "true", -2147483648, 2147483647);
+    r.true = x28 as number;
+    n++;
+  }
+  const x29 = o["type"];
+  if (x29 !== undefined) {
+    if (!(typeof x29 === "number" && (x29 | 0) === x29)) rt.int(x29, "type", -2147483648, 2147483647);
+    r.type = x29 as number;
+    n++;
+  }
+  const x30 = o["unsafe"];
+  if (x30 !== undefined) {
+    if (!(typeof x30 === "number" && (x30 | 0) === x30)) rt.int(x30, "unsafe", -2147483648, 2147483647);
+    r.unsafe = x30 as number;
+    n++;
+  }
+  const x31 = o["use"];
+  if (x31 !== undefined) {
+    if (!(typeof x31 === "number" && (x31 | 0) === x31)) rt.int(x31, "use", -2147483648, 2147483647);
+    r.use = x31 as number;
+    n++;
+  }
+  const x32 = o["where"];
+  if (x32 !== undefined) {
+    if (!(typeof x32 === "number" && (x32 | 0) === x32)) rt.int(x32, "where", -2147483648, 2147483647);
+    r.where = x32 as number;
+    n++;
+  }
+  const x33 = o["while"];
+  if (x33 !== undefined) {
+    if (!(typeof x33 === "number" && (x33 | 0) === x33)) rt.int(x33, "while", -2147483648, 2147483647);
+    r.while = x33 as number;
+    n++;
+  }
+  const x34 = o["async"];
+  if (x34 !== undefined) {
+    if (!(typeof x34 === "number" && (x34 | 0) === x34)) rt.int(x34, "async", -2147483648, 2147483647);
+    r.async = x34 as number;
+    n++;
+  }
+  const x35 = o["await"];
+  if (x35 !== undefined) {
+    if (!(typeof x35 === "number" && (x35 | 0) === x35)) rt.int(x35, "await", -2147483648, 2147483647);
+    r.await = x35 as number;
+    n++;
+  }
+  const x36 = o["dyn"];
+  if (x36 !== undefined) {
+    if (!(typeof x36 === "number" && (x36 | 0) === x36)) rt.int(x36, "dyn", -2147483648, 2147483647);
+    r.dyn = x36 as number;
+    n++;
+  }
+  const x37 = o["abstract"];
+  if (x37 !== undefined) {
+    if (!(typeof x37 === "number" && (x37 | 0) === x37)) rt.int(x37, "abstract", -2147483648, 2147483647);
+    r.abstract = x37 as number;
+    n++;
+  }
+  const x38 = o["become"];
+  if (x38 !== undefined) {
+    if (!(typeof x38 === "number" && (x38 | 0) === x38)) rt.int(x38, "become", -2147483648, 2147483647);
+    r.become = x38 as number;
+    n++;
+  }
+  const x39 = o["box"];
+  if (x39 !== undefined) {
+    if (!(typeof x39 === "number" && (x39 | 0) === x39)) rt.int(x39, "box", -2147483648, 2147483647);
+    r.box = x39 as number;
+    n++;
+  }
+  const x40 = o["do"];
+  if (x40 !== undefined) {
+    if (!(typeof x40 === "number" && (x40 | 0) === x40)) rt.int(x40, "do", -2147483648, 2147483647);
+    r.do = x40 as number;
+    n++;
+  }
+  const x41 = o["final"];
+  if (x41 !== undefined) {
+    if (!(typeof x41 === "number" && (x41 | 0) === x41)) rt.int(x41, "final", -2147483648, 2147483647);
+    r.final = x41 as number;
+    n++;
+  }
+  const x42 = o["macro"];
+  if (x42 !== undefined) {
+    if (!(typeof x42 === "number" && (x42 | 0) === x42)) rt.int(x42, "macro", -2147483648, 2147483647);
+    r.macro = x42 as number;
+    n++;
+  }
+  const x43 = o["override"];
+  if (x43 !== undefined) {
+    if (!(typeof x43 === "number" && (x43 | 0) === x43)) rt.int(x43, "override", -2147483648, 2147483647);
+    r.override = x43 as number;
+    n++;
+  }
+  const x44 = o["priv"];
+  if (x44 !== undefined) {
+    if (!(typeof x44 === "number" && (x44 | 0) === x44)) rt.int(x44, "priv", -2147483648, 2147483647);
+    r.priv = x44 as number;
+    n++;
+  }
+  const x45 = o["typeof"];
+  if (x45 !== undefined) {
+    if (!(typeof x45 === "number" && (x45 | 0) === x45)) rt.int(x45, "typeof", -2147483648, 2147483647);
+    r.typeof = x45 as number;
+    n++;
+  }
+  const x46 = o["unsized"];
+  if (x46 !== undefined) {
+    if (!(typeof x46 === "number" && (x46 | 0) === x46)) rt.int(x46, "unsized", -2147483648, 2147483647);
+    r.unsized = x46 as number;
+    n++;
+  }
+  const x47 = o["virtual"];
+  if (x47 !== undefined) {
+    if (!(typeof x47 === "number" && (x47 | 0) === x47)) rt.int(x47, "virtual", -2147483648, 2147483647);
+    r.virtual = x47 as number;
+    n++;
+  }
+  const x48 = o["yield"];
+  if (x48 !== undefined) {
+    if (!(typeof x48 === "number" && (x48 | 0) === x48)) rt.int(x48, "yield", -2147483648, 2147483647);
+    r.yield = x48 as number;
+    n++;
+  }
+  const x49 = o["try"];
+  if (x49 !== undefined) {
+    if (!(typeof x49 === "number" && (x49 | 0) === x49)) rt.int(x49, "try", -2147483648, 2147483647);
+    r.try = x49 as number;
+    n++;
+  }
+  const x50 = o["gen"];
+  if (x50 !== undefined) {
+    if (!(typeof x50 === "number" && (x50 | 0) === x50)) rt.int(x50, "gen", -2147483648, 2147483647);
+    r.gen = x50 as number;
+    n++;
+  }
+  const x51 = o["union"];
+  if (x51 !== undefined) {
+    if (!(typeof x51 === "number" && (x51 | 0) === x51)) rt.int(x51, "union", -2147483648, 2147483647);
+    r.union = x51 as number;
+    n++;
+  }
+  const x52 = o["macro_rules"];
+  if (x52 !== undefined) {
+    if (!(typeof x52 === "number" && (x52 | 0) === x52)) rt.int(x52, "macro_rules", -2147483648, 2147483647);
+    r.macroRules = x52 as number;
+    n++;
+  }
+  const x53 = o["raw"];
+  if (x53 !== undefined) {
+    if (!(typeof x53 === "number" && (x53 | 0) === x53)) rt.int(x53, "raw", -2147483648, 2147483647);
+    r.raw = x53 as number;
+    n++;
+  }
+  const x54 = o["safe"];
+  if (x54 !== undefined) {
+    if (!(typeof x54 === "number" && (x54 | 0) === x54)) rt.int(x54, "safe", -2147483648, 2147483647);
+    r.safe = x54 as number;
+    n++;
+  }
+  const x55 = o["Option"];
+  if (x55 !== undefined) {
+    if (!(typeof x55 === "number" && (x55 | 0) === x55)) rt.int(x55, "Option", -2147483648, 2147483647);
+    r.option = x55 as number;
+    n++;
+  }
+  const x56 = o["Some"];
+  if (x56 !== undefined) {
+    if (!(typeof x56 === "number" && (x56 | 0) === x56)) rt.int(x56, "Some", -2147483648, 2147483647);
+    r.some = x56 as number;
+    n++;
+  }
+  const x57 = o["None"];
+  if (x57 !== undefined) {
+    if (!(typeof x57 === "number" && (x57 | 0) === x57)) rt.int(x57, "None", -2147483648, 2147483647);
+    r.none = x57 as number;
+    n++;
+  }
+  const x58 = o["Result"];
+  if (x58 !== undefined) {
+    if (!(typeof x58 === "number" && (x58 | 0) === x58)) rt.int(x58, "Result", -2147483648, 2147483647);
+    r.result = x58 as number;
+    n++;
+  }
+  const x59 = o["Ok"];
+  if (x59 !== undefined) {
+    if (!(typeof x59 === "number" && (x59 | 0) === x59)) rt.int(x59, "Ok", -2147483648, 2147483647);
+    r.ok = x59 as number;
+    n++;
+  }
+  const x60 = o["Err"];
+  if (x60 !== undefined) {
+    if (!(typeof x60 === "number" && (x60 | 0) === x60)) rt.int(x60, "Err", -2147483648, 2147483647);
+    r.err = x60 as number;
+    n++;
+  }
+  const x61 = o["Vec"];
+  if (x61 !== undefined) {
+    if (!(typeof x61 === "number" && (x61 | 0) === x61)) rt.int(x61, "Vec", -2147483648, 2147483647);
+    r.vec = x61 as number;
+    n++;
+  }
+  const x62 = o["String"];
+  if (x62 !== undefined) {
+    if (!(typeof x62 === "number" && (x62 | 0) === x62)) rt.int(x62, "String", -2147483648, 2147483647);
+    r.string = x62 as number;
+    n++;
+  }
+  const x63 = o["ToString"];
+  if (x63 !== undefined) {
+    if (!(typeof x63 === "number" && (x63 | 0) === x63)) rt.int(x63, "ToString", -2147483648, 2147483647);
+    r.toString = x63 as number;
+    n++;
+  }
+  const x64 = o["ToOwned"];
+  if (x64 !== undefined) {
+    if (!(typeof x64 === "number" && (x64 | 0) === x64)) rt.int(x64, "ToOwned", -2147483648, 2147483647);
+    r.toOwned = x64 as number;
+    n++;
+  }
+  const x65 = o["Clone"];
+  if (x65 !== undefined) {
+    if (!(typeof x65 === "number" && (x65 | 0) === x65)) rt.int(x65, "Clone", -2147483648, 2147483647);
+    r.clone = x65 as number;
+    n++;
+  }
+  const x66 = o["Copy"];
+  if (x66 !== undefined) {
+    if (!(typeof x66 === "number" && (x66 | 0) === x66)) rt.int(x66, "Copy", -2147483648, 2147483647);
+    r.copy = x66 as number;
+    n++;
+  }
+  const x67 = o["Send"];
+  if (x67 !== undefined) {
+    if (!(typeof x67 === "number" && (x67 | 0) === x67)) rt.int(x67, "Send", -2147483648, 2147483647);
+    r.send = x67 as number;
+    n++;
+  }
+  const x68 = o["Sync"];
+  if (x68 !== undefined) {
+    if (!(typeof x68 === "number" && (x68 | 0) === x68)) rt.int(x68, "Sync", -2147483648, 2147483647);
+    r.sync = x68 as number;
+    n++;
+  }
+  const x69 = o["Sized"];
+  if (x69 !== undefined) {
+    if (!(typeof x69 === "number" && (x69 | 0) === x69)) rt.int(x69, "Sized", -2147483648, 2147483647);
+    r.sized = x69 as number;
+    n++;
+  }
+  const x70 = o["Unpin"];
+  if (x70 !== undefined) {
+    if (!(typeof x70 === "number" && (x70 | 0) === x70)) rt.int(x70, "Unpin", -2147483648, 2147483647);
+    r.unpin = x70 as number;
+    n++;
+  }
+  const x71 = o["Drop"];
+  if (x71 !== undefined) {
+    if (!(typeof x71 === "number" && (x71 | 0) === x71)) rt.int(x71, "Drop", -2147483648, 2147483647);
+    r.drop = x71 as number;
+    n++;
+  }
+  const x72 = o["FnMut"];
+  if (x72 !== undefined) {
+    if (!(typeof x72 === "number" && (x72 | 0) === x72)) rt.int(x72, "FnMut", -2147483648, 2147483647);
+    r.fnMut = x72 as number;
+    n++;
+  }
+  const x73 = o["FnOnce"];
+  if (x73 !== undefined) {
+    if (!(typeof x73 === "number" && (x73 | 0) === x73)) rt.int(x73, "FnOnce", -2147483648, 2147483647);
+    r.fnOnce = x73 as number;
+    n++;
+  }
+  const x74 = o["Iterator"];
+  if (x74 !== undefined) {
+    if (!(typeof x74 === "number" && (x74 | 0) === x74)) rt.int(x74, "Iterator", -2147483648, 2147483647);
+    r.iterator = x74 as number;
+    n++;
+  }
+  const x75 = o["IntoIterator"];
+  if (x75 !== undefined) {
+    if (!(typeof x75 === "number" && (x75 | 0) === x75)) rt.int(x75, "IntoIterator", -2147483648, 2147483647);
+    r.intoIterator = x75 as number;
+    n++;
+  }
+  const x76 = o["DoubleEndedIterator"];
+  if (x76 !== undefined) {
+    if (!(typeof x76 === "number" && (x76 | 0) === x76)) rt.int(x76, "DoubleEndedIterator", -2147483648, 2147483647);
+    r.doubleEndedIterator = x76 as number;
+    n++;
+  }
+  const x77 = o["ExactSizeIterator"];
+  if (x77 !== undefined) {
+    if (!(typeof x77 === "number" && (x77 | 0) === x77)) rt.int(x77, "ExactSizeIterator", -2147483648, 2147483647);
+    r.exactSizeIterator = x77 as number;
+    n++;
+  }
+  const x78 = o["Extend"];
+  if (x78 !== undefined) {
+    if (!(typeof x78 === "number" && (x78 | 0) === x78)) rt.int(x78, "Extend", -2147483648, 2147483647);
+    r.extend = x78 as number;
+    n++;
+  }
+  const x79 = o["Default"];
+  if (x79 !== undefined) {
+    if (!(typeof x79 === "number" && (x79 | 0) === x79)) rt.int(x79, "Default", -2147483648, 2147483647);
+    r.default = x79 as number;
+    n++;
+  }
+  const x80 = o["Eq"];
+  if (x80 !== undefined) {
+    if (!(typeof x80 === "number" && (x80 | 0) === x80)) rt.int(x80, "Eq", -2147483648, 2147483647);
+    r.eq = x80 as number;
+    n++;
+  }
+  const x81 = o["PartialEq"];
+  if (x81 !== undefined) {
+    if (!(typeof x81 === "number" && (x81 | 0) === x81)) rt.int(x81, "PartialEq", -2147483648, 2147483647);
+    r.partialEq = x81 as number;
+    n++;
+  }
+  const x82 = o["Ord"];
+  if (x82 !== undefined) {
+    if (!(typeof x82 === "number" && (x82 | 0) === x82)) rt.int(x82, "Ord", -2147483648, 2147483647);
+    r.ord = x82 as number;
+    n++;
+  }
+  const x83 = o["PartialOrd"];
+  if (x83 !== undefined) {
+    if (!(typeof x83 === "number" && (x83 | 0) === x83)) rt.int(x83, "PartialOrd", -2147483648, 2147483647);
+    r.partialOrd = x83 as number;
+    n++;
+  }
+  const x84 = o["AsRef"];
+  if (x84 !== undefined) {
+    if (!(typeof x84 === "number" && (x84 | 0) === x84)) rt.int(x84, "AsRef", -2147483648, 2147483647);
+    r.asRef = x84 as number;
+    n++;
+  }
+  const x85 = o["AsMut"];
+  if (x85 !== undefined) {
+    if (!(typeof x85 === "number" && (x85 | 0) === x85)) rt.int(x85, "AsMut", -2147483648, 2147483647);
+    r.asMut = x85 as number;
+    n++;
+  }
+  const x86 = o["Into"];
+  if (x86 !== undefined) {
+    if (!(typeof x86 === "number" && (x86 | 0) === x86)) rt.int(x86, "Into", -2147483648, 2147483647);
+    r.into = x86 as number;
+    n++;
+  }
+  const x87 = o["From"];
+  if (x87 !== undefined) {
+    if (!(typeof x87 === "number" && (x87 | 0) === x87)) rt.int(x87, "From", -2147483648, 2147483647);
+    r.from = x87 as number;
+    n++;
+  }
+  const x88 = o["TryFrom"];
+  if (x88 !== undefined) {
+    if (!(typeof x88 === "number" && (x88 | 0) === x88)) rt.int(x88, "TryFrom", -2147483648, 2147483647);
+    r.tryFrom = x88 as number;
+    n++;
+  }
+  const x89 = o["TryInto"];
+  if (x89 !== undefined) {
+    if (!(typeof x89 === "number" && (x89 | 0) === x89)) rt.int(x89, "TryInto", -2147483648, 2147483647);
+    r.tryInto = x89 as number;
+    n++;
+  }
+  const x90 = o["FromIterator"];
+  if (x90 !== undefined) {
+    if (!(typeof x90 === "number" && (x90 | 0) === x90)) rt.int(x90, "FromIterator", -2147483648, 2147483647);
+    r.fromIterator = x90 as number;
+    n++;
+  }
+  const x91 = o["Debug"];
+  if (x91 !== undefined) {
+    if (!(typeof x91 === "number" && (x91 | 0) === x91)) rt.int(x91, "Debug", -2147483648, 2147483647);
+    r.debug = x91 as number;
+    n++;
+  }
+  const x92 = o["Hash"];
+  if (x92 !== undefined) {
+    if (!(typeof x92 === "number" && (x92 | 0) === x92)) rt.int(x92, "Hash", -2147483648, 2147483647);
+    r.hash = x92 as number;
+    n++;
+  }
+  const x93 = o["Display"];
+  if (x93 !== undefined) {
+    if (!(typeof x93 === "number" && (x93 | 0) === x93)) rt.int(x93, "Display", -2147483648, 2147483647);
+    r.display = x93 as number;
+    n++;
+  }
+  const x94 = o["lib"];
+  if (x94 !== undefined) {
+    if (!(typeof x94 === "number" && (x94 | 0) === x94)) rt.int(x94, "lib", -2147483648, 2147483647);
+    r.lib = x94 as number;
+    n++;
+  }
+  const x95 = o["main"];
+  if (x95 !== undefined) {
+    if (!(typeof x95 === "number" && (x95 | 0) === x95)) rt.int(x95, "main", -2147483648, 2147483647);
+    r.main = x95 as number;
+    n++;
+  }
+  const x96 = o["core"];
+  if (x96 !== undefined) {
+    if (!(typeof x96 === "number" && (x96 | 0) === x96)) rt.int(x96, "core", -2147483648, 2147483647);
+    r.core = x96 as number;
+    n++;
+  }
+  const x97 = o["std"];
+  if (x97 !== undefined) {
+    if (!(typeof x97 === "number" && (x97 | 0) === x97)) rt.int(x97, "std", -2147483648, 2147483647);
+    r.std = x97 as number;
+    n++;
+  }
+  const x98 = o["alloc"];
+  if (x98 !== undefined) {
+    if (!(typeof x98 === "number" && (x98 | 0) === x98)) rt.int(x98, "alloc", -2147483648, 2147483647);
+    r.alloc = x98 as number;
+    n++;
+  }
+  const x99 = o["proc_macro"];
+  if (x99 !== undefined) {
+    if (!(typeof x99 === "number" && (x99 | 0) === x99)) rt.int(x99, "proc_macro", -2147483648, 2147483647);
+    r.procMacro = x99 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 101–200 of AllFields (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readAllFields$2(o: rt.JsonObject, r: rt.Mutable<AllFields>): number {
+  let n = 0;
+  const x100 = o["test"];
+  if (x100 !== undefined) {
+    if (!(typeof x100 === "number" && (x100 | 0) === x100)) rt.int(x100, "test", -2147483648, 2147483647);
+    r.test = x100 as number;
+    n++;
+  }
+  const x101 = o["bool"];
+  if (x101 !== undefined) {
+    if (!(typeof x101 === "number" && (x101 | 0) === x101)) rt.int(x101, "bool", -2147483648, 2147483647);
+    r.bool = x101 as number;
+    n++;
+  }
+  const x102 = o["char"];
+  if (x102 !== undefined) {
+    if (!(typeof x102 === "number" && (x102 | 0) === x102)) rt.int(x102, "char", -2147483648, 2147483647);
+    r.char = x102 as number;
+    n++;
+  }
+  const x103 = o["str"];
+  if (x103 !== undefined) {
+    if (!(typeof x103 === "number" && (x103 | 0) === x103)) rt.int(x103, "str", -2147483648, 2147483647);
+    r.str = x103 as number;
+    n++;
+  }
+  const x104 = o["i8"];
+  if (x104 !== undefined) {
+    if (!(typeof x104 === "number" && (x104 | 0) === x104)) rt.int(x104, "i8", -2147483648, 2147483647);
+    r.i8 = x104 as number;
+    n++;
+  }
+  const x105 = o["i16"];
+  if (x105 !== undefined) {
+    if (!(typeof x105 === "number" && (x105 | 0) === x105)) rt.int(x105, "i16", -2147483648, 2147483647);
+    r.i16 = x105 as number;
+    n++;
+  }
+  const x106 = o["i32"];
+  if (x106 !== undefined) {
+    if (!(typeof x106 === "number" && (x106 | 0) === x106)) rt.int(x106, "i32", -2147483648, 2147483647);
+    r.i32 = x106 as number;
+    n++;
+  }
+  const x107 = o["i64"];
+  if (x107 !== undefined) {
+    if (!(typeof x107 === "number" && (x107 | 0) === x107)) rt.int(x107, "i64", -2147483648, 2147483647);
+    r.i64 = x107 as number;
+    n++;
+  }
+  const x108 = o["i128"];
+  if (x108 !== undefined) {
+    if (!(typeof x108 === "number" && (x108 | 0) === x108)) rt.int(x108, "i128", -2147483648, 2147483647);
+    r.i128 = x108 as number;
+    n++;
+  }
+  const x109 = o["isize"];
+  if (x109 !== undefined) {
+    if (!(typeof x109 === "number" && (x109 | 0) === x109)) rt.int(x109, "isize", -2147483648, 2147483647);
+    r.isize = x109 as number;
+    n++;
+  }
+  const x110 = o["u8"];
+  if (x110 !== undefined) {
+    if (!(typeof x110 === "number" && (x110 | 0) === x110)) rt.int(x110, "u8", -2147483648, 2147483647);
+    r.u8 = x110 as number;
+    n++;
+  }
+  const x111 = o["u16"];
+  if (x111 !== undefined) {
+    if (!(typeof x111 === "number" && (x111 | 0) === x111)) rt.int(x111, "u16", -2147483648, 2147483647);
+    r.u16 = x111 as number;
+    n++;
+  }
+  const x112 = o["u32"];
+  if (x112 !== undefined) {
+    if (!(typeof x112 === "number" && (x112 | 0) === x112)) rt.int(x112, "u32", -2147483648, 2147483647);
+    r.u32 = x112 as number;
+    n++;
+  }
+  const x113 = o["u64"];
+  if (x113 !== undefined) {
+    if (!(typeof x113 === "number" && (x113 | 0) === x113)) rt.int(x113, "u64", -2147483648, 2147483647);
+    r.u64 = x113 as number;
+    n++;
+  }
+  const x114 = o["u128"];
+  if (x114 !== undefined) {
+    if (!(typeof x114 === "number" && (x114 | 0) === x114)) rt.int(x114, "u128", -2147483648, 2147483647);
+    r.u128 = x114 as number;
+    n++;
+  }
+  const x115 = o["usize"];
+  if (x115 !== undefined) {
+    if (!(typeof x115 === "number" && (x115 | 0) === x115)) rt.int(x115, "usize", -2147483648, 2147483647);
+    r.usize = x115 as number;
+    n++;
+  }
+  const x116 = o["f32"];
+  if (x116 !== undefined) {
+    if (!(typeof x116 === "number" && (x116 | 0) === x116)) rt.int(x116, "f32", -2147483648, 2147483647);
+    r.f32 = x116 as number;
+    n++;
+  }
+  const x117 = o["f64"];
+  if (x117 !== undefined) {
+    if (!(typeof x117 === "number" && (x117 | 0) === x117)) rt.int(x117, "f64", -2147483648, 2147483647);
+    r.f64 = x117 as number;
+    n++;
+  }
+  const x118 = o["base"];
+  if (x118 !== undefined) {
+    if (!(typeof x118 === "number" && (x118 | 0) === x118)) rt.int(x118, "base", -2147483648, 2147483647);
+    r.base = x118 as number;
+    n++;
+  }
+  const x119 = o["byte"];
+  if (x119 !== undefined) {
+    if (!(typeof x119 === "number" && (x119 | 0) === x119)) rt.int(x119, "byte", -2147483648, 2147483647);
+    r.byte = x119 as number;
+    n++;
+  }
+  const x120 = o["case"];
+  if (x120 !== undefined) {
+    if (!(typeof x120 === "number" && (x120 | 0) === x120)) rt.int(x120, "case", -2147483648, 2147483647);
+    r.case = x120 as number;
+    n++;
+  }
+  const x121 = o["catch"];
+  if (x121 !== undefined) {
+    if (!(typeof x121 === "number" && (x121 | 0) === x121)) rt.int(x121, "catch", -2147483648, 2147483647);
+    r.catch = x121 as number;
+    n++;
+  }
+  const x122 = o["checked"];
+  if (x122 !== undefined) {
+    if (!(typeof x122 === "number" && (x122 | 0) === x122)) rt.int(x122, "checked", -2147483648, 2147483647);
+    r.checked = x122 as number;
+    n++;
+  }
+  const x123 = o["class"];
+  if (x123 !== undefined) {
+    if (!(typeof x123 === "number" && (x123 | 0) === x123)) rt.int(x123, "class", -2147483648, 2147483647);
+    r.class = x123 as number;
+    n++;
+  }
+  const x124 = o["decimal"];
+  if (x124 !== undefined) {
+    if (!(typeof x124 === "number" && (x124 | 0) === x124)) rt.int(x124, "decimal", -2147483648, 2147483647);
+    r.decimal = x124 as number;
+    n++;
+  }
+  const x125 = o["delegate"];
+  if (x125 !== undefined) {
+    if (!(typeof x125 === "number" && (x125 | 0) === x125)) rt.int(x125, "delegate", -2147483648, 2147483647);
+    r.delegate = x125 as number;
+    n++;
+  }
+  const x126 = o["double"];
+  if (x126 !== undefined) {
+    if (!(typeof x126 === "number" && (x126 | 0) === x126)) rt.int(x126, "double", -2147483648, 2147483647);
+    r.double = x126 as number;
+    n++;
+  }
+  const x127 = o["event"];
+  if (x127 !== undefined) {
+    if (!(typeof x127 === "number" && (x127 | 0) === x127)) rt.int(x127, "event", -2147483648, 2147483647);
+    r.event = x127 as number;
+    n++;
+  }
+  const x128 = o["explicit"];
+  if (x128 !== undefined) {
+    if (!(typeof x128 === "number" && (x128 | 0) === x128)) rt.int(x128, "explicit", -2147483648, 2147483647);
+    r.explicit = x128 as number;
+    n++;
+  }
+  const x129 = o["finally"];
+  if (x129 !== undefined) {
+    if (!(typeof x129 === "number" && (x129 | 0) === x129)) rt.int(x129, "finally", -2147483648, 2147483647);
+    r.finally = x129 as number;
+    n++;
+  }
+  const x130 = o["fixed"];
+  if (x130 !== undefined) {
+    if (!(typeof x130 === "number" && (x130 | 0) === x130)) rt.int(x130, "fixed", -2147483648, 2147483647);
+    r.fixed = x130 as number;
+    n++;
+  }
+  const x131 = o["float"];
+  if (x131 !== undefined) {
+    if (!(typeof x131 === "number" && (x131 | 0) === x131)) rt.int(x131, "float", -2147483648, 2147483647);
+    r.float = x131 as number;
+    n++;
+  }
+  const x132 = o["foreach"];
+  if (x132 !== undefined) {
+    if (!(typeof x132 === "number" && (x132 | 0) === x132)) rt.int(x132, "foreach", -2147483648, 2147483647);
+    r.foreach = x132 as number;
+    n++;
+  }
+  const x133 = o["goto"];
+  if (x133 !== undefined) {
+    if (!(typeof x133 === "number" && (x133 | 0) === x133)) rt.int(x133, "goto", -2147483648, 2147483647);
+    r.goto = x133 as number;
+    n++;
+  }
+  const x134 = o["implicit"];
+  if (x134 !== undefined) {
+    if (!(typeof x134 === "number" && (x134 | 0) === x134)) rt.int(x134, "implicit", -2147483648, 2147483647);
+    r.implicit = x134 as number;
+    n++;
+  }
+  const x135 = o["int"];
+  if (x135 !== undefined) {
+    if (!(typeof x135 === "number" && (x135 | 0) === x135)) rt.int(x135, "int", -2147483648, 2147483647);
+    r.int = x135 as number;
+    n++;
+  }
+  const x136 = o["interface"];
+  if (x136 !== undefined) {
+    if (!(typeof x136 === "number" && (x136 | 0) === x136)) rt.int(x136, "interface", -2147483648, 2147483647);
+    r.interface = x136 as number;
+    n++;
+  }
+  const x137 = o["internal"];
+  if (x137 !== undefined) {
+    if (!(typeof x137 === "number" && (x137 | 0) === x137)) rt.int(x137, "internal", -2147483648, 2147483647);
+    r.internal = x137 as number;
+    n++;
+  }
+  const x138 = o["is"];
+  if (x138 !== undefined) {
+    if (!(typeof x138 === "number" && (x138 | 0) === x138)) rt.int(x138, "is", -2147483648, 2147483647);
+    r.is = x138 as number;
+    n++;
+  }
+  const x139 = o["lock"];
+  if (x139 !== undefined) {
+    if (!(typeof x139 === "number" && (x139 | 0) === x139)) rt.int(x139, "lock", -2147483648, 2147483647);
+    r.lock = x139 as number;
+    n++;
+  }
+  const x140 = o["long"];
+  if (x140 !== undefined) {
+    if (!(typeof x140 === "number" && (x140 | 0) === x140)) rt.int(x140, "long", -2147483648, 2147483647);
+    r.long = x140 as number;
+    n++;
+  }
+  const x141 = o["namespace"];
+  if (x141 !== undefined) {
+    if (!(typeof x141 === "number" && (x141 | 0) === x141)) rt.int(x141, "namespace", -2147483648, 2147483647);
+    r.namespace = x141 as number;
+    n++;
+  }
+  const x142 = o["new"];
+  if (x142 !== undefined) {
+    if (!(typeof x142 === "number" && (x142 | 0) === x142)) rt.int(x142, "new", -2147483648, 2147483647);
+    r.new = x142 as number;
+    n++;
+  }
+  const x143 = o["null"];
+  if (x143 !== undefined) {
+    if (!(typeof x143 === "number" && (x143 | 0) === x143)) rt.int(x143, "null", -2147483648, 2147483647);
+    r.null = x143 as number;
+    n++;
+  }
+  const x144 = o["object"];
+  if (x144 !== undefined) {
+    if (!(typeof x144 === "number" && (x144 | 0) === x144)) rt.int(x144, "object", -2147483648, 2147483647);
+    r.object = x144 as number;
+    n++;
+  }
+  const x145 = o["operator"];
+  if (x145 !== undefined) {
+    if (!(typeof x145 === "number" && (x145 | 0) === x145)) rt.int(x145, "operator", -2147483648, 2147483647);
+    r.operator = x145 as number;
+    n++;
+  }
+  const x146 = o["out"];
+  if (x146 !== undefined) {
+    if (!(typeof x146 === "number" && (x146 | 0) === x146)) rt.int(x146, "out", -2147483648, 2147483647);
+    r.out = x146 as number;
+    n++;
+  }
+  const x147 = o["params"];
+  if (x147 !== undefined) {
+    if (!(typeof x147 === "number" && (x147 | 0) === x147)) rt.int(x147, "params", -2147483648, 2147483647);
+    r.params = x147 as number;
+    n++;
+  }
+  const x148 = o["private"];
+  if (x148 !== undefined) {
+    if (!(typeof x148 === "number" && (x148 | 0) === x148)) rt.int(x148, "private", -2147483648, 2147483647);
+    r.private = x148 as number;
+    n++;
+  }
+  const x149 = o["protected"];
+  if (x149 !== undefined) {
+    if (!(typeof x149 === "number" && (x149 | 0) === x149)) rt.int(x149, "protected", -2147483648, 2147483647);
+    r.protected = x149 as number;
+    n++;
+  }
+  const x150 = o["public"];
+  if (x150 !== undefined) {
+    if (!(typeof x150 === "number" && (x150 | 0) === x150)) rt.int(x150, "public", -2147483648, 2147483647);
+    r.public = x150 as number;
+    n++;
+  }
+  const x151 = o["readonly"];
+  if (x151 !== undefined) {
+    if (!(typeof x151 === "number" && (x151 | 0) === x151)) rt.int(x151, "readonly", -2147483648, 2147483647);
+    r.readonly = x151 as number;
+    n++;
+  }
+  const x152 = o["sbyte"];
+  if (x152 !== undefined) {
+    if (!(typeof x152 === "number" && (x152 | 0) === x152)) rt.int(x152, "sbyte", -2147483648, 2147483647);
+    r.sbyte = x152 as number;
+    n++;
+  }
+  const x153 = o["sealed"];
+  if (x153 !== undefined) {
+    if (!(typeof x153 === "number" && (x153 | 0) === x153)) rt.int(x153, "sealed", -2147483648, 2147483647);
+    r.sealed = x153 as number;
+    n++;
+  }
+  const x154 = o["short"];
+  if (x154 !== undefined) {
+    if (!(typeof x154 === "number" && (x154 | 0) === x154)) rt.int(x154, "short", -2147483648, 2147483647);
+    r.short = x154 as number;
+    n++;
+  }
+  const x155 = o["sizeof"];
+  if (x155 !== undefined) {
+    if (!(typeof x155 === "number" && (x155 | 0) === x155)) rt.int(x155, "sizeof", -2147483648, 2147483647);
+    r.sizeof = x155 as number;
+    n++;
+  }
+  const x156 = o["stackalloc"];
+  if (x156 !== undefined) {
+    if (!(typeof x156 === "number" && (x156 | 0) === x156)) rt.int(x156, "stackalloc", -2147483648, 2147483647);
+    r.stackalloc = x156 as number;
+    n++;
+  }
+  const x157 = o["switch"];
+  if (x157 !== undefined) {
+    if (!(typeof x157 === "number" && (x157 | 0) === x157)) rt.int(x157, "switch", -2147483648, 2147483647);
+    r.switch = x157 as number;
+    n++;
+  }
+  const x158 = o["this"];
+  if (x158 !== undefined) {
+    if (!(typeof x158 === "number" && (x158 | 0) === x158)) rt.int(x158, "this", -2147483648, 2147483647);
+    r.this = x158 as number;
+    n++;
+  }
+  const x159 = o["throw"];
+  if (x159 !== undefined) {
+    if (!(typeof x159 === "number" && (x159 | 0) === x159)) rt.int(x159, "throw", -2147483648, 2147483647);
+    r.throw = x159 as number;
+    n++;
+  }
+  const x160 = o["uint"];
+  if (x160 !== undefined) {
+    if (!(typeof x160 === "number" && (x160 | 0) === x160)) rt.int(x160, "uint", -2147483648, 2147483647);
+    r.uint = x160 as number;
+    n++;
+  }
+  const x161 = o["ulong"];
+  if (x161 !== undefined) {
+    if (!(typeof x161 === "number" && (x161 | 0) === x161)) rt.int(x161, "ulong", -2147483648, 2147483647);
+    r.ulong = x161 as number;
+    n++;
+  }
+  const x162 = o["unchecked"];
+  if (x162 !== undefined) {
+    if (!(typeof x162 === "number" && (x162 | 0) === x162)) rt.int(x162, "unchecked", -2147483648, 2147483647);
+    r.unchecked = x162 as number;
+    n++;
+  }
+  const x163 = o["ushort"];
+  if (x163 !== undefined) {
+    if (!(typeof x163 === "number" && (x163 | 0) === x163)) rt.int(x163, "ushort", -2147483648, 2147483647);
+    r.ushort = x163 as number;
+    n++;
+  }
+  const x164 = o["using"];
+  if (x164 !== undefined) {
+    if (!(typeof x164 === "number" && (x164 | 0) === x164)) rt.int(x164, "using", -2147483648, 2147483647);
+    r.using = x164 as number;
+    n++;
+  }
+  const x165 = o["void"];
+  if (x165 !== undefined) {
+    if (!(typeof x165 === "number" && (x165 | 0) === x165)) rt.int(x165, "void", -2147483648, 2147483647);
+    r.void = x165 as number;
+    n++;
+  }
+  const x166 = o["volatile"];
+  if (x166 !== undefined) {
+    if (!(typeof x166 === "number" && (x166 | 0) === x166)) rt.int(x166, "volatile", -2147483648, 2147483647);
+    r.volatile = x166 as number;
+    n++;
+  }
+  const x167 = o["add"];
+  if (x167 !== undefined) {
+    if (!(typeof x167 === "number" && (x167 | 0) === x167)) rt.int(x167, "add", -2147483648, 2147483647);
+    r.add = x167 as number;
+    n++;
+  }
+  const x168 = o["alias"];
+  if (x168 !== undefined) {
+    if (!(typeof x168 === "number" && (x168 | 0) === x168)) rt.int(x168, "alias", -2147483648, 2147483647);
+    r.alias = x168 as number;
+    n++;
+  }
+  const x169 = o["ascending"];
+  if (x169 !== undefined) {
+    if (!(typeof x169 === "number" && (x169 | 0) === x169)) rt.int(x169, "ascending", -2147483648, 2147483647);
+    r.ascending = x169 as number;
+    n++;
+  }
+  const x170 = o["by"];
+  if (x170 !== undefined) {
+    if (!(typeof x170 === "number" && (x170 | 0) === x170)) rt.int(x170, "by", -2147483648, 2147483647);
+    r.by = x170 as number;
+    n++;
+  }
+  const x171 = o["descending"];
+  if (x171 !== undefined) {
+    if (!(typeof x171 === "number" && (x171 | 0) === x171)) rt.int(x171, "descending", -2147483648, 2147483647);
+    r.descending = x171 as number;
+    n++;
+  }
+  const x172 = o["dynamic"];
+  if (x172 !== undefined) {
+    if (!(typeof x172 === "number" && (x172 | 0) === x172)) rt.int(x172, "dynamic", -2147483648, 2147483647);
+    r.dynamic = x172 as number;
+    n++;
+  }
+  const x173 = o["equals"];
+  if (x173 !== undefined) {
+    if (!(typeof x173 === "number" && (x173 | 0) === x173)) rt.int(x173, "equals", -2147483648, 2147483647);
+    r.equals = x173 as number;
+    n++;
+  }
+  const x174 = o["get"];
+  if (x174 !== undefined) {
+    if (!(typeof x174 === "number" && (x174 | 0) === x174)) rt.int(x174, "get", -2147483648, 2147483647);
+    r.get = x174 as number;
+    n++;
+  }
+  const x175 = o["global"];
+  if (x175 !== undefined) {
+    if (!(typeof x175 === "number" && (x175 | 0) === x175)) rt.int(x175, "global", -2147483648, 2147483647);
+    r.global = x175 as number;
+    n++;
+  }
+  const x176 = o["group"];
+  if (x176 !== undefined) {
+    if (!(typeof x176 === "number" && (x176 | 0) === x176)) rt.int(x176, "group", -2147483648, 2147483647);
+    r.group = x176 as number;
+    n++;
+  }
+  const x177 = o["join"];
+  if (x177 !== undefined) {
+    if (!(typeof x177 === "number" && (x177 | 0) === x177)) rt.int(x177, "join", -2147483648, 2147483647);
+    r.join = x177 as number;
+    n++;
+  }
+  const x178 = o["nameof"];
+  if (x178 !== undefined) {
+    if (!(typeof x178 === "number" && (x178 | 0) === x178)) rt.int(x178, "nameof", -2147483648, 2147483647);
+    r.nameof = x178 as number;
+    n++;
+  }
+  const x179 = o["on"];
+  if (x179 !== undefined) {
+    if (!(typeof x179 === "number" && (x179 | 0) === x179)) rt.int(x179, "on", -2147483648, 2147483647);
+    r.on = x179 as number;
+    n++;
+  }
+  const x180 = o["orderby"];
+  if (x180 !== undefined) {
+    if (!(typeof x180 === "number" && (x180 | 0) === x180)) rt.int(x180, "orderby", -2147483648, 2147483647);
+    r.orderby = x180 as number;
+    n++;
+  }
+  const x181 = o["partial"];
+  if (x181 !== undefined) {
+    if (!(typeof x181 === "number" && (x181 | 0) === x181)) rt.int(x181, "partial", -2147483648, 2147483647);
+    r.partial = x181 as number;
+    n++;
+  }
+  const x182 = o["remove"];
+  if (x182 !== undefined) {
+    if (!(typeof x182 === "number" && (x182 | 0) === x182)) rt.int(x182, "remove", -2147483648, 2147483647);
+    r.remove = x182 as number;
+    n++;
+  }
+  const x183 = o["select"];
+  if (x183 !== undefined) {
+    if (!(typeof x183 === "number" && (x183 | 0) === x183)) rt.int(x183, "select", -2147483648, 2147483647);
+    r.select = x183 as number;
+    n++;
+  }
+  const x184 = o["set"];
+  if (x184 !== undefined) {
+    if (!(typeof x184 === "number" && (x184 | 0) === x184)) rt.int(x184, "set", -2147483648, 2147483647);
+    r.set = x184 as number;
+    n++;
+  }
+  const x185 = o["unmanaged"];
+  if (x185 !== undefined) {
+    if (!(typeof x185 === "number" && (x185 | 0) === x185)) rt.int(x185, "unmanaged", -2147483648, 2147483647);
+    r.unmanaged = x185 as number;
+    n++;
+  }
+  const x186 = o["value"];
+  if (x186 !== undefined) {
+    if (!(typeof x186 === "number" && (x186 | 0) === x186)) rt.int(x186, "value", -2147483648, 2147483647);
+    r.value = x186 as number;
+    n++;
+  }
+  const x187 = o["var"];
+  if (x187 !== undefined) {
+    if (!(typeof x187 === "number" && (x187 | 0) === x187)) rt.int(x187, "var", -2147483648, 2147483647);
+    r.var = x187 as number;
+    n++;
+  }
+  const x188 = o["when"];
+  if (x188 !== undefined) {
+    if (!(typeof x188 === "number" && (x188 | 0) === x188)) rt.int(x188, "when", -2147483648, 2147483647);
+    r.when = x188 as number;
+    n++;
+  }
+  const x189 = o["record"];
+  if (x189 !== undefined) {
+    if (!(typeof x189 === "number" && (x189 | 0) === x189)) rt.int(x189, "record", -2147483648, 2147483647);
+    r.record = x189 as number;
+    n++;
+  }
+  const x190 = o["init"];
+  if (x190 !== undefined) {
+    if (!(typeof x190 === "number" && (x190 | 0) === x190)) rt.int(x190, "init", -2147483648, 2147483647);
+    r.init = x190 as number;
+    n++;
+  }
+  const x191 = o["with"];
+  if (x191 !== undefined) {
+    if (!(typeof x191 === "number" && (x191 | 0) === x191)) rt.int(x191, "with", -2147483648, 2147483647);
+    r.with = x191 as number;
+    n++;
+  }
+  const x192 = o["and"];
+  if (x192 !== undefined) {
+    if (!(typeof x192 === "number" && (x192 | 0) === x192)) rt.int(x192, "and", -2147483648, 2147483647);
+    r.and = x192 as number;
+    n++;
+  }
+  const x193 = o["or"];
+  if (x193 !== undefined) {
+    if (!(typeof x193 === "number" && (x193 | 0) === x193)) rt.int(x193, "or", -2147483648, 2147483647);
+    r.or = x193 as number;
+    n++;
+  }
+  const x194 = o["not"];
+  if (x194 !== undefined) {
+    if (!(typeof x194 === "number" && (x194 | 0) === x194)) rt.int(x194, "not", -2147483648, 2147483647);
+    r.not = x194 as number;
+    n++;
+  }
+  const x195 = o["nint"];
+  if (x195 !== undefined) {
+    if (!(typeof x195 === "number" && (x195 | 0) === x195)) rt.int(x195, "nint", -2147483648, 2147483647);
+    r.nint = x195 as number;
+    n++;
+  }
+  const x196 = o["nuint"];
+  if (x196 !== undefined) {
+    if (!(typeof x196 === "number" && (x196 | 0) === x196)) rt.int(x196, "nuint", -2147483648, 2147483647);
+    r.nuint = x196 as number;
+    n++;
+  }
+  const x197 = o["managed"];
+  if (x197 !== undefined) {
+    if (!(typeof x197 === "number" && (x197 | 0) === x197)) rt.int(x197, "managed", -2147483648, 2147483647);
+    r.managed = x197 as number;
+    n++;
+  }
+  const x198 = o["required"];
+  if (x198 !== undefined) {
+    if (!(typeof x198 === "number" && (x198 | 0) === x198)) rt.int(x198, "required", -2147483648, 2147483647);
+    r.required = x198 as number;
+    n++;
+  }
+  const x199 = o["file"];
+  if (x199 !== undefined) {
+    if (!(typeof x199 === "number" && (x199 | 0) === x199)) rt.int(x199, "file", -2147483648, 2147483647);
+    r.file = x199 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 201–300 of AllFields (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readAllFields$3(o: rt.JsonObject, r: rt.Mutable<AllFields>): number {
+  let n = 0;
+  const x200 = o["scoped"];
+  if (x200 !== undefined) {
+    if (!(typeof x200 === "number" && (x200 | 0) === x200)) rt.int(x200, "scoped", -2147483648, 2147483647);
+    r.scoped = x200 as number;
+    n++;
+  }
+  const x201 = o["field"];
+  if (x201 !== undefined) {
+    if (!(typeof x201 === "number" && (x201 | 0) === x201)) rt.int(x201, "field", -2147483648, 2147483647);
+    r.field = x201 as number;
+    n++;
+  }
+  const x202 = o["GetHashCode"];
+  if (x202 !== undefined) {
+    if (!(typeof x202 === "number" && (x202 | 0) === x202)) rt.int(x202, "GetHashCode", -2147483648, 2147483647);
+    r.getHashCode = x202 as number;
+    n++;
+  }
+  const x203 = o["GetType"];
+  if (x203 !== undefined) {
+    if (!(typeof x203 === "number" && (x203 | 0) === x203)) rt.int(x203, "GetType", -2147483648, 2147483647);
+    r.getType = x203 as number;
+    n++;
+  }
+  const x204 = o["Finalize"];
+  if (x204 !== undefined) {
+    if (!(typeof x204 === "number" && (x204 | 0) === x204)) rt.int(x204, "Finalize", -2147483648, 2147483647);
+    r.finalize = x204 as number;
+    n++;
+  }
+  const x205 = o["MemberwiseClone"];
+  if (x205 !== undefined) {
+    if (!(typeof x205 === "number" && (x205 | 0) === x205)) rt.int(x205, "MemberwiseClone", -2147483648, 2147483647);
+    r.memberwiseClone = x205 as number;
+    n++;
+  }
+  const x206 = o["ReferenceEquals"];
+  if (x206 !== undefined) {
+    if (!(typeof x206 === "number" && (x206 | 0) === x206)) rt.int(x206, "ReferenceEquals", -2147483648, 2147483647);
+    r.referenceEquals = x206 as number;
+    n++;
+  }
+  const x207 = o["debugger"];
+  if (x207 !== undefined) {
+    if (!(typeof x207 === "number" && (x207 | 0) === x207)) rt.int(x207, "debugger", -2147483648, 2147483647);
+    r.debugger = x207 as number;
+    n++;
+  }
+  const x208 = o["delete"];
+  if (x208 !== undefined) {
+    if (!(typeof x208 === "number" && (x208 | 0) === x208)) rt.int(x208, "delete", -2147483648, 2147483647);
+    r.delete = x208 as number;
+    n++;
+  }
+  const x209 = o["export"];
+  if (x209 !== undefined) {
+    if (!(typeof x209 === "number" && (x209 | 0) === x209)) rt.int(x209, "export", -2147483648, 2147483647);
+    r.export = x209 as number;
+    n++;
+  }
+  const x210 = o["extends"];
+  if (x210 !== undefined) {
+    if (!(typeof x210 === "number" && (x210 | 0) === x210)) rt.int(x210, "extends", -2147483648, 2147483647);
+    r.extends = x210 as number;
+    n++;
+  }
+  const x211 = o["function"];
+  if (x211 !== undefined) {
+    if (!(typeof x211 === "number" && (x211 | 0) === x211)) rt.int(x211, "function", -2147483648, 2147483647);
+    r.function = x211 as number;
+    n++;
+  }
+  const x212 = o["import"];
+  if (x212 !== undefined) {
+    if (!(typeof x212 === "number" && (x212 | 0) === x212)) rt.int(x212, "import", -2147483648, 2147483647);
+    r.import = x212 as number;
+    n++;
+  }
+  const x213 = o["instanceof"];
+  if (x213 !== undefined) {
+    if (!(typeof x213 === "number" && (x213 | 0) === x213)) rt.int(x213, "instanceof", -2147483648, 2147483647);
+    r.instanceof = x213 as number;
+    n++;
+  }
+  const x214 = o["implements"];
+  if (x214 !== undefined) {
+    if (!(typeof x214 === "number" && (x214 | 0) === x214)) rt.int(x214, "implements", -2147483648, 2147483647);
+    r.implements = x214 as number;
+    n++;
+  }
+  const x215 = o["package"];
+  if (x215 !== undefined) {
+    if (!(typeof x215 === "number" && (x215 | 0) === x215)) rt.int(x215, "package", -2147483648, 2147483647);
+    r.package = x215 as number;
+    n++;
+  }
+  const x216 = o["any"];
+  if (x216 !== undefined) {
+    if (!(typeof x216 === "number" && (x216 | 0) === x216)) rt.int(x216, "any", -2147483648, 2147483647);
+    r.any = x216 as number;
+    n++;
+  }
+  const x217 = o["boolean"];
+  if (x217 !== undefined) {
+    if (!(typeof x217 === "number" && (x217 | 0) === x217)) rt.int(x217, "boolean", -2147483648, 2147483647);
+    r.boolean = x217 as number;
+    n++;
+  }
+  const x218 = rt.own(o, "constructor");
+  if (x218 !== undefined) {
+    if (!(typeof x218 === "number" && (x218 | 0) === x218)) rt.int(x218, "constructor", -2147483648, 2147483647);
+    r.constructor = x218 as number;
+    n++;
+  }
+  const x219 = o["declare"];
+  if (x219 !== undefined) {
+    if (!(typeof x219 === "number" && (x219 | 0) === x219)) rt.int(x219, "declare", -2147483648, 2147483647);
+    r.declare = x219 as number;
+    n++;
+  }
+  const x220 = o["module"];
+  if (x220 !== undefined) {
+    if (!(typeof x220 === "number" && (x220 | 0) === x220)) rt.int(x220, "module", -2147483648, 2147483647);
+    r.module = x220 as number;
+    n++;
+  }
+  const x221 = o["require"];
+  if (x221 !== undefined) {
+    if (!(typeof x221 === "number" && (x221 | 0) === x221)) rt.int(x221, "require", -2147483648, 2147483647);
+    r.require = x221 as number;
+    n++;
+  }
+  const x222 = o["number"];
+  if (x222 !== undefined) {
+    if (!(typeof x222 === "number" && (x222 | 0) === x222)) rt.int(x222, "number", -2147483648, 2147483647);
+    r.number = x222 as number;
+    n++;
+  }
+  const x223 = o["symbol"];
+  if (x223 !== undefined) {
+    if (!(typeof x223 === "number" && (x223 | 0) === x223)) rt.int(x223, "symbol", -2147483648, 2147483647);
+    r.symbol = x223 as number;
+    n++;
+  }
+  const x224 = o["of"];
+  if (x224 !== undefined) {
+    if (!(typeof x224 === "number" && (x224 | 0) === x224)) rt.int(x224, "of", -2147483648, 2147483647);
+    r.of = x224 as number;
+    n++;
+  }
+  const x225 = o["bigint"];
+  if (x225 !== undefined) {
+    if (!(typeof x225 === "number" && (x225 | 0) === x225)) rt.int(x225, "bigint", -2147483648, 2147483647);
+    r.bigint = x225 as number;
+    n++;
+  }
+  const x226 = o["undefined"];
+  if (x226 !== undefined) {
+    if (!(typeof x226 === "number" && (x226 | 0) === x226)) rt.int(x226, "undefined", -2147483648, 2147483647);
+    r.undefined = x226 as number;
+    n++;
+  }
+  const x227 = o["never"];
+  if (x227 !== undefined) {
+    if (!(typeof x227 === "number" && (x227 | 0) === x227)) rt.int(x227, "never", -2147483648, 2147483647);
+    r.never = x227 as number;
+    n++;
+  }
+  const x228 = o["unknown"];
+  if (x228 !== undefined) {
+    if (!(typeof x228 === "number" && (x228 | 0) === x228)) rt.int(x228, "unknown", -2147483648, 2147483647);
+    r.unknown = x228 as number;
+    n++;
+  }
+  const x229 = o["keyof"];
+  if (x229 !== undefined) {
+    if (!(typeof x229 === "number" && (x229 | 0) === x229)) rt.int(x229, "keyof", -2147483648, 2147483647);
+    r.keyof = x229 as number;
+    n++;
+  }
+  const x230 = o["infer"];
+  if (x230 !== undefined) {
+    if (!(typeof x230 === "number" && (x230 | 0) === x230)) rt.int(x230, "infer", -2147483648, 2147483647);
+    r.infer = x230 as number;
+    n++;
+  }
+  const x231 = o["unique"];
+  if (x231 !== undefined) {
+    if (!(typeof x231 === "number" && (x231 | 0) === x231)) rt.int(x231, "unique", -2147483648, 2147483647);
+    r.unique = x231 as number;
+    n++;
+  }
+  const x232 = o["accessor"];
+  if (x232 !== undefined) {
+    if (!(typeof x232 === "number" && (x232 | 0) === x232)) rt.int(x232, "accessor", -2147483648, 2147483647);
+    r.accessor = x232 as number;
+    n++;
+  }
+  const x233 = o["asserts"];
+  if (x233 !== undefined) {
+    if (!(typeof x233 === "number" && (x233 | 0) === x233)) rt.int(x233, "asserts", -2147483648, 2147483647);
+    r.asserts = x233 as number;
+    n++;
+  }
+  const x234 = o["assert"];
+  if (x234 !== undefined) {
+    if (!(typeof x234 === "number" && (x234 | 0) === x234)) rt.int(x234, "assert", -2147483648, 2147483647);
+    r.assert = x234 as number;
+    n++;
+  }
+  const x235 = o["intrinsic"];
+  if (x235 !== undefined) {
+    if (!(typeof x235 === "number" && (x235 | 0) === x235)) rt.int(x235, "intrinsic", -2147483648, 2147483647);
+    r.intrinsic = x235 as number;
+    n++;
+  }
+  const x236 = o["satisfies"];
+  if (x236 !== undefined) {
+    if (!(typeof x236 === "number" && (x236 | 0) === x236)) rt.int(x236, "satisfies", -2147483648, 2147483647);
+    r.satisfies = x236 as number;
+    n++;
+  }
+  const x237 = o["arguments"];
+  if (x237 !== undefined) {
+    if (!(typeof x237 === "number" && (x237 | 0) === x237)) rt.int(x237, "arguments", -2147483648, 2147483647);
+    r.arguments = x237 as number;
+    n++;
+  }
+  const x238 = o["eval"];
+  if (x238 !== undefined) {
+    if (!(typeof x238 === "number" && (x238 | 0) === x238)) rt.int(x238, "eval", -2147483648, 2147483647);
+    r.eval = x238 as number;
+    n++;
+  }
+  const x239 = rt.own(o, "__proto__");
+  if (x239 !== undefined) {
+    if (!(typeof x239 === "number" && (x239 | 0) === x239)) rt.int(x239, "__proto__", -2147483648, 2147483647);
+    r.proto = x239 as number;
+    n++;
+  }
+  const x240 = o["prototype"];
+  if (x240 !== undefined) {
+    if (!(typeof x240 === "number" && (x240 | 0) === x240)) rt.int(x240, "prototype", -2147483648, 2147483647);
+    r.prototype = x240 as number;
+    n++;
+  }
+  const x241 = rt.own(o, "toLocaleString");
+  if (x241 !== undefined) {
+    if (!(typeof x241 === "number" && (x241 | 0) === x241)) rt.int(x241, "toLocaleString", -2147483648, 2147483647);
+    r.toLocaleString = x241 as number;
+    n++;
+  }
+  const x242 = rt.own(o, "valueOf");
+  if (x242 !== undefined) {
+    if (!(typeof x242 === "number" && (x242 | 0) === x242)) rt.int(x242, "valueOf", -2147483648, 2147483647);
+    r.valueOf = x242 as number;
+    n++;
+  }
+  const x243 = rt.own(o, "hasOwnProperty");
+  if (x243 !== undefined) {
+    if (!(typeof x243 === "number" && (x243 | 0) === x243)) rt.int(x243, "hasOwnProperty", -2147483648, 2147483647);
+    r.hasOwnProperty = x243 as number;
+    n++;
+  }
+  const x244 = rt.own(o, "isPrototypeOf");
+  if (x244 !== undefined) {
+    if (!(typeof x244 === "number" && (x244 | 0) === x244)) rt.int(x244, "isPrototypeOf", -2147483648, 2147483647);
+    r.isPrototypeOf = x244 as number;
+    n++;
+  }
+  const x245 = rt.own(o, "propertyIsEnumerable");
+  if (x245 !== undefined) {
+    if (!(typeof x245 === "number" && (x245 | 0) === x245)) rt.int(x245, "propertyIsEnumerable", -2147483648, 2147483647);
+    r.propertyIsEnumerable = x245 as number;
+    n++;
+  }
+  const x246 = o["Array"];
+  if (x246 !== undefined) {
+    if (!(typeof x246 === "number" && (x246 | 0) === x246)) rt.int(x246, "Array", -2147483648, 2147483647);
+    r.array = x246 as number;
+    n++;
+  }
+  const x247 = o["ArrayBuffer"];
+  if (x247 !== undefined) {
+    if (!(typeof x247 === "number" && (x247 | 0) === x247)) rt.int(x247, "ArrayBuffer", -2147483648, 2147483647);
+    r.arrayBuffer = x247 as number;
+    n++;
+  }
+  const x248 = o["ArrayLike"];
+  if (x248 !== undefined) {
+    if (!(typeof x248 === "number" && (x248 | 0) === x248)) rt.int(x248, "ArrayLike", -2147483648, 2147483647);
+    r.arrayLike = x248 as number;
+    n++;
+  }
+  const x249 = o["BigInt"];
+  if (x249 !== undefined) {
+    if (!(typeof x249 === "number" && (x249 | 0) === x249)) rt.int(x249, "BigInt", -2147483648, 2147483647);
+    r.bigInt = x249 as number;
+    n++;
+  }
+  const x250 = o["Buffer"];
+  if (x250 !== undefined) {
+    if (!(typeof x250 === "number" && (x250 | 0) === x250)) rt.int(x250, "Buffer", -2147483648, 2147483647);
+    r.buffer = x250 as number;
+    n++;
+  }
+  const x251 = o["DataView"];
+  if (x251 !== undefined) {
+    if (!(typeof x251 === "number" && (x251 | 0) === x251)) rt.int(x251, "DataView", -2147483648, 2147483647);
+    r.dataView = x251 as number;
+    n++;
+  }
+  const x252 = o["Date"];
+  if (x252 !== undefined) {
+    if (!(typeof x252 === "number" && (x252 | 0) === x252)) rt.int(x252, "Date", -2147483648, 2147483647);
+    r.date = x252 as number;
+    n++;
+  }
+  const x253 = o["Error"];
+  if (x253 !== undefined) {
+    if (!(typeof x253 === "number" && (x253 | 0) === x253)) rt.int(x253, "Error", -2147483648, 2147483647);
+    r.error = x253 as number;
+    n++;
+  }
+  const x254 = o["EvalError"];
+  if (x254 !== undefined) {
+    if (!(typeof x254 === "number" && (x254 | 0) === x254)) rt.int(x254, "EvalError", -2147483648, 2147483647);
+    r.evalError = x254 as number;
+    n++;
+  }
+  const x255 = o["Exclude"];
+  if (x255 !== undefined) {
+    if (!(typeof x255 === "number" && (x255 | 0) === x255)) rt.int(x255, "Exclude", -2147483648, 2147483647);
+    r.exclude = x255 as number;
+    n++;
+  }
+  const x256 = o["Extract"];
+  if (x256 !== undefined) {
+    if (!(typeof x256 === "number" && (x256 | 0) === x256)) rt.int(x256, "Extract", -2147483648, 2147483647);
+    r.extract = x256 as number;
+    n++;
+  }
+  const x257 = o["Infinity"];
+  if (x257 !== undefined) {
+    if (!(typeof x257 === "number" && (x257 | 0) === x257)) rt.int(x257, "Infinity", -2147483648, 2147483647);
+    r.infinity = x257 as number;
+    n++;
+  }
+  const x258 = o["InstanceType"];
+  if (x258 !== undefined) {
+    if (!(typeof x258 === "number" && (x258 | 0) === x258)) rt.int(x258, "InstanceType", -2147483648, 2147483647);
+    r.instanceType = x258 as number;
+    n++;
+  }
+  const x259 = o["Intl"];
+  if (x259 !== undefined) {
+    if (!(typeof x259 === "number" && (x259 | 0) === x259)) rt.int(x259, "Intl", -2147483648, 2147483647);
+    r.intl = x259 as number;
+    n++;
+  }
+  const x260 = o["Iterable"];
+  if (x260 !== undefined) {
+    if (!(typeof x260 === "number" && (x260 | 0) === x260)) rt.int(x260, "Iterable", -2147483648, 2147483647);
+    r.iterable = x260 as number;
+    n++;
+  }
+  const x261 = o["IterableIterator"];
+  if (x261 !== undefined) {
+    if (!(typeof x261 === "number" && (x261 | 0) === x261)) rt.int(x261, "IterableIterator", -2147483648, 2147483647);
+    r.iterableIterator = x261 as number;
+    n++;
+  }
+  const x262 = o["JSON"];
+  if (x262 !== undefined) {
+    if (!(typeof x262 === "number" && (x262 | 0) === x262)) rt.int(x262, "JSON", -2147483648, 2147483647);
+    r.json = x262 as number;
+    n++;
+  }
+  const x263 = o["Map"];
+  if (x263 !== undefined) {
+    if (!(typeof x263 === "number" && (x263 | 0) === x263)) rt.int(x263, "Map", -2147483648, 2147483647);
+    r.map = x263 as number;
+    n++;
+  }
+  const x264 = o["Math"];
+  if (x264 !== undefined) {
+    if (!(typeof x264 === "number" && (x264 | 0) === x264)) rt.int(x264, "Math", -2147483648, 2147483647);
+    r.math = x264 as number;
+    n++;
+  }
+  const x265 = o["NaN"];
+  if (x265 !== undefined) {
+    if (!(typeof x265 === "number" && (x265 | 0) === x265)) rt.int(x265, "NaN", -2147483648, 2147483647);
+    r.naN = x265 as number;
+    n++;
+  }
+  const x266 = o["NonNullable"];
+  if (x266 !== undefined) {
+    if (!(typeof x266 === "number" && (x266 | 0) === x266)) rt.int(x266, "NonNullable", -2147483648, 2147483647);
+    r.nonNullable = x266 as number;
+    n++;
+  }
+  const x267 = o["Omit"];
+  if (x267 !== undefined) {
+    if (!(typeof x267 === "number" && (x267 | 0) === x267)) rt.int(x267, "Omit", -2147483648, 2147483647);
+    r.omit = x267 as number;
+    n++;
+  }
+  const x268 = o["Parameters"];
+  if (x268 !== undefined) {
+    if (!(typeof x268 === "number" && (x268 | 0) === x268)) rt.int(x268, "Parameters", -2147483648, 2147483647);
+    r.parameters = x268 as number;
+    n++;
+  }
+  const x269 = o["Pick"];
+  if (x269 !== undefined) {
+    if (!(typeof x269 === "number" && (x269 | 0) === x269)) rt.int(x269, "Pick", -2147483648, 2147483647);
+    r.pick = x269 as number;
+    n++;
+  }
+  const x270 = o["Promise"];
+  if (x270 !== undefined) {
+    if (!(typeof x270 === "number" && (x270 | 0) === x270)) rt.int(x270, "Promise", -2147483648, 2147483647);
+    r.promise = x270 as number;
+    n++;
+  }
+  const x271 = o["PropertyKey"];
+  if (x271 !== undefined) {
+    if (!(typeof x271 === "number" && (x271 | 0) === x271)) rt.int(x271, "PropertyKey", -2147483648, 2147483647);
+    r.propertyKey = x271 as number;
+    n++;
+  }
+  const x272 = o["Proxy"];
+  if (x272 !== undefined) {
+    if (!(typeof x272 === "number" && (x272 | 0) === x272)) rt.int(x272, "Proxy", -2147483648, 2147483647);
+    r.proxy = x272 as number;
+    n++;
+  }
+  const x273 = o["RangeError"];
+  if (x273 !== undefined) {
+    if (!(typeof x273 === "number" && (x273 | 0) === x273)) rt.int(x273, "RangeError", -2147483648, 2147483647);
+    r.rangeError = x273 as number;
+    n++;
+  }
+  const x274 = o["ReadonlyArray"];
+  if (x274 !== undefined) {
+    if (!(typeof x274 === "number" && (x274 | 0) === x274)) rt.int(x274, "ReadonlyArray", -2147483648, 2147483647);
+    r.readonlyArray = x274 as number;
+    n++;
+  }
+  const x275 = o["ReadonlyMap"];
+  if (x275 !== undefined) {
+    if (!(typeof x275 === "number" && (x275 | 0) === x275)) rt.int(x275, "ReadonlyMap", -2147483648, 2147483647);
+    r.readonlyMap = x275 as number;
+    n++;
+  }
+  const x276 = o["ReadonlySet"];
+  if (x276 !== undefined) {
+    if (!(typeof x276 === "number" && (x276 | 0) === x276)) rt.int(x276, "ReadonlySet", -2147483648, 2147483647);
+    r.readonlySet = x276 as number;
+    n++;
+  }
+  const x277 = o["Reflect"];
+  if (x277 !== undefined) {
+    if (!(typeof x277 === "number" && (x277 | 0) === x277)) rt.int(x277, "Reflect", -2147483648, 2147483647);
+    r.reflect = x277 as number;
+    n++;
+  }
+  const x278 = o["RegExp"];
+  if (x278 !== undefined) {
+    if (!(typeof x278 === "number" && (x278 | 0) === x278)) rt.int(x278, "RegExp", -2147483648, 2147483647);
+    r.regExp = x278 as number;
+    n++;
+  }
+  const x279 = o["ReturnType"];
+  if (x279 !== undefined) {
+    if (!(typeof x279 === "number" && (x279 | 0) === x279)) rt.int(x279, "ReturnType", -2147483648, 2147483647);
+    r.returnType = x279 as number;
+    n++;
+  }
+  const x280 = o["SyntaxError"];
+  if (x280 !== undefined) {
+    if (!(typeof x280 === "number" && (x280 | 0) === x280)) rt.int(x280, "SyntaxError", -2147483648, 2147483647);
+    r.syntaxError = x280 as number;
+    n++;
+  }
+  const x281 = o["TextDecoder"];
+  if (x281 !== undefined) {
+    if (!(typeof x281 === "number" && (x281 | 0) === x281)) rt.int(x281, "TextDecoder", -2147483648, 2147483647);
+    r.textDecoder = x281 as number;
+    n++;
+  }
+  const x282 = o["TextEncoder"];
+  if (x282 !== undefined) {
+    if (!(typeof x282 === "number" && (x282 | 0) === x282)) rt.int(x282, "TextEncoder", -2147483648, 2147483647);
+    r.textEncoder = x282 as number;
+    n++;
+  }
+  const x283 = o["TypeError"];
+  if (x283 !== undefined) {
+    if (!(typeof x283 === "number" && (x283 | 0) === x283)) rt.int(x283, "TypeError", -2147483648, 2147483647);
+    r.typeError = x283 as number;
+    n++;
+  }
+  const x284 = o["URIError"];
+  if (x284 !== undefined) {
+    if (!(typeof x284 === "number" && (x284 | 0) === x284)) rt.int(x284, "URIError", -2147483648, 2147483647);
+    r.uriError = x284 as number;
+    n++;
+  }
+  const x285 = o["URL"];
+  if (x285 !== undefined) {
+    if (!(typeof x285 === "number" && (x285 | 0) === x285)) rt.int(x285, "URL", -2147483648, 2147483647);
+    r.url = x285 as number;
+    n++;
+  }
+  const x286 = o["Uint8Array"];
+  if (x286 !== undefined) {
+    if (!(typeof x286 === "number" && (x286 | 0) === x286)) rt.int(x286, "Uint8Array", -2147483648, 2147483647);
+    r.uint8array = x286 as number;
+    n++;
+  }
+  const x287 = o["WeakMap"];
+  if (x287 !== undefined) {
+    if (!(typeof x287 === "number" && (x287 | 0) === x287)) rt.int(x287, "WeakMap", -2147483648, 2147483647);
+    r.weakMap = x287 as number;
+    n++;
+  }
+  const x288 = o["WeakSet"];
+  if (x288 !== undefined) {
+    if (!(typeof x288 === "number" && (x288 | 0) === x288)) rt.int(x288, "WeakSet", -2147483648, 2147483647);
+    r.weakSet = x288 as number;
+    n++;
+  }
+  const x289 = o["console"];
+  if (x289 !== undefined) {
+    if (!(typeof x289 === "number" && (x289 | 0) === x289)) rt.int(x289, "console", -2147483648, 2147483647);
+    r.console = x289 as number;
+    n++;
+  }
+  const x290 = o["globalThis"];
+  if (x290 !== undefined) {
+    if (!(typeof x290 === "number" && (x290 | 0) === x290)) rt.int(x290, "globalThis", -2147483648, 2147483647);
+    r.globalThis = x290 as number;
+    n++;
+  }
+  const x291 = o["process"];
+  if (x291 !== undefined) {
+    if (!(typeof x291 === "number" && (x291 | 0) === x291)) rt.int(x291, "process", -2147483648, 2147483647);
+    r.process = x291 as number;
+    n++;
+  }
+  const x292 = o["CON"];
+  if (x292 !== undefined) {
+    if (!(typeof x292 === "number" && (x292 | 0) === x292)) rt.int(x292, "CON", -2147483648, 2147483647);
+    r.con = x292 as number;
+    n++;
+  }
+  const x293 = o["PRN"];
+  if (x293 !== undefined) {
+    if (!(typeof x293 === "number" && (x293 | 0) === x293)) rt.int(x293, "PRN", -2147483648, 2147483647);
+    r.prn = x293 as number;
+    n++;
+  }
+  const x294 = o["AUX"];
+  if (x294 !== undefined) {
+    if (!(typeof x294 === "number" && (x294 | 0) === x294)) rt.int(x294, "AUX", -2147483648, 2147483647);
+    r.aux = x294 as number;
+    n++;
+  }
+  const x295 = o["NUL"];
+  if (x295 !== undefined) {
+    if (!(typeof x295 === "number" && (x295 | 0) === x295)) rt.int(x295, "NUL", -2147483648, 2147483647);
+    r.nul = x295 as number;
+    n++;
+  }
+  const x296 = o["COM0"];
+  if (x296 !== undefined) {
+    if (!(typeof x296 === "number" && (x296 | 0) === x296)) rt.int(x296, "COM0", -2147483648, 2147483647);
+    r.com0 = x296 as number;
+    n++;
+  }
+  const x297 = o["COM1"];
+  if (x297 !== undefined) {
+    if (!(typeof x297 === "number" && (x297 | 0) === x297)) rt.int(x297, "COM1", -2147483648, 2147483647);
+    r.com1 = x297 as number;
+    n++;
+  }
+  const x298 = o["COM2"];
+  if (x298 !== undefined) {
+    if (!(typeof x298 === "number" && (x298 | 0) === x298)) rt.int(x298, "COM2", -2147483648, 2147483647);
+    r.com2 = x298 as number;
+    n++;
+  }
+  const x299 = o["COM3"];
+  if (x299 !== undefined) {
+    if (!(typeof x299 === "number" && (x299 | 0) === x299)) rt.int(x299, "COM3", -2147483648, 2147483647);
+    r.com3 = x299 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 301–336 of AllFields (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readAllFields$4(o: rt.JsonObject, r: rt.Mutable<AllFields>): number {
+  let n = 0;
+  const x300 = o["COM4"];
+  if (x300 !== undefined) {
+    if (!(typeof x300 === "number" && (x300 | 0) === x300)) rt.int(x300, "COM4", -2147483648, 2147483647);
+    r.com4 = x300 as number;
+    n++;
+  }
+  const x301 = o["COM5"];
+  if (x301 !== undefined) {
+    if (!(typeof x301 === "number" && (x301 | 0) === x301)) rt.int(x301, "COM5", -2147483648, 2147483647);
+    r.com5 = x301 as number;
+    n++;
+  }
+  const x302 = o["COM6"];
+  if (x302 !== undefined) {
+    if (!(typeof x302 === "number" && (x302 | 0) === x302)) rt.int(x302, "COM6", -2147483648, 2147483647);
+    r.com6 = x302 as number;
+    n++;
+  }
+  const x303 = o["COM7"];
+  if (x303 !== undefined) {
+    if (!(typeof x303 === "number" && (x303 | 0) === x303)) rt.int(x303, "COM7", -2147483648, 2147483647);
+    r.com7 = x303 as number;
+    n++;
+  }
+  const x304 = o["COM8"];
+  if (x304 !== undefined) {
+    if (!(typeof x304 === "number" && (x304 | 0) === x304)) rt.int(x304, "COM8", -2147483648, 2147483647);
+    r.com8 = x304 as number;
+    n++;
+  }
+  const x305 = o["COM9"];
+  if (x305 !== undefined) {
+    if (!(typeof x305 === "number" && (x305 | 0) === x305)) rt.int(x305, "COM9", -2147483648, 2147483647);
+    r.com9 = x305 as number;
+    n++;
+  }
+  const x306 = o["COM\u00b9"];
+  if (x306 !== undefined) {
+    if (!(typeof x306 === "number" && (x306 | 0) === x306)) rt.int(x306, "COM\u00b9", -2147483648, 2147483647);
+    r.comU00b9 = x306 as number;
+    n++;
+  }
+  const x307 = o["COM\u00b2"];
+  if (x307 !== undefined) {
+    if (!(typeof x307 === "number" && (x307 | 0) === x307)) rt.int(x307, "COM\u00b2", -2147483648, 2147483647);
+    r.comU00b2 = x307 as number;
+    n++;
+  }
+  const x308 = o["COM\u00b3"];
+  if (x308 !== undefined) {
+    if (!(typeof x308 === "number" && (x308 | 0) === x308)) rt.int(x308, "COM\u00b3", -2147483648, 2147483647);
+    r.comU00b3 = x308 as number;
+    n++;
+  }
+  const x309 = o["LPT0"];
+  if (x309 !== undefined) {
+    if (!(typeof x309 === "number" && (x309 | 0) === x309)) rt.int(x309, "LPT0", -2147483648, 2147483647);
+    r.lpt0 = x309 as number;
+    n++;
+  }
+  const x310 = o["LPT1"];
+  if (x310 !== undefined) {
+    if (!(typeof x310 === "number" && (x310 | 0) === x310)) rt.int(x310, "LPT1", -2147483648, 2147483647);
+    r.lpt1 = x310 as number;
+    n++;
+  }
+  const x311 = o["LPT2"];
+  if (x311 !== undefined) {
+    if (!(typeof x311 === "number" && (x311 | 0) === x311)) rt.int(x311, "LPT2", -2147483648, 2147483647);
+    r.lpt2 = x311 as number;
+    n++;
+  }
+  const x312 = o["LPT3"];
+  if (x312 !== undefined) {
+    if (!(typeof x312 === "number" && (x312 | 0) === x312)) rt.int(x312, "LPT3", -2147483648, 2147483647);
+    r.lpt3 = x312 as number;
+    n++;
+  }
+  const x313 = o["LPT4"];
+  if (x313 !== undefined) {
+    if (!(typeof x313 === "number" && (x313 | 0) === x313)) rt.int(x313, "LPT4", -2147483648, 2147483647);
+    r.lpt4 = x313 as number;
+    n++;
+  }
+  const x314 = o["LPT5"];
+  if (x314 !== undefined) {
+    if (!(typeof x314 === "number" && (x314 | 0) === x314)) rt.int(x314, "LPT5", -2147483648, 2147483647);
+    r.lpt5 = x314 as number;
+    n++;
+  }
+  const x315 = o["LPT6"];
+  if (x315 !== undefined) {
+    if (!(typeof x315 === "number" && (x315 | 0) === x315)) rt.int(x315, "LPT6", -2147483648, 2147483647);
+    r.lpt6 = x315 as number;
+    n++;
+  }
+  const x316 = o["LPT7"];
+  if (x316 !== undefined) {
+    if (!(typeof x316 === "number" && (x316 | 0) === x316)) rt.int(x316, "LPT7", -2147483648, 2147483647);
+    r.lpt7 = x316 as number;
+    n++;
+  }
+  const x317 = o["LPT8"];
+  if (x317 !== undefined) {
+    if (!(typeof x317 === "number" && (x317 | 0) === x317)) rt.int(x317, "LPT8", -2147483648, 2147483647);
+    r.lpt8 = x317 as number;
+    n++;
+  }
+  const x318 = o["LPT9"];
+  if (x318 !== undefined) {
+    if (!(typeof x318 === "number" && (x318 | 0) === x318)) rt.int(x318, "LPT9", -2147483648, 2147483647);
+    r.lpt9 = x318 as number;
+    n++;
+  }
+  const x319 = o["LPT\u00b9"];
+  if (x319 !== undefined) {
+    if (!(typeof x319 === "number" && (x319 | 0) === x319)) rt.int(x319, "LPT\u00b9", -2147483648, 2147483647);
+    r.lptU00b9 = x319 as number;
+    n++;
+  }
+  const x320 = o["LPT\u00b2"];
+  if (x320 !== undefined) {
+    if (!(typeof x320 === "number" && (x320 | 0) === x320)) rt.int(x320, "LPT\u00b2", -2147483648, 2147483647);
+    r.lptU00b2 = x320 as number;
+    n++;
+  }
+  const x321 = o["LPT\u00b3"];
+  if (x321 !== undefined) {
+    if (!(typeof x321 === "number" && (x321 | 0) === x321)) rt.int(x321, "LPT\u00b3", -2147483648, 2147483647);
+    r.lptU00b3 = x321 as number;
+    n++;
+  }
+  const x322 = o["CONIN$"];
+  if (x322 !== undefined) {
+    if (!(typeof x322 === "number" && (x322 | 0) === x322)) rt.int(x322, "CONIN$", -2147483648, 2147483647);
+    r.coninU0024 = x322 as number;
+    n++;
+  }
+  const x323 = o["CONOUT$"];
+  if (x323 !== undefined) {
+    if (!(typeof x323 === "number" && (x323 | 0) === x323)) rt.int(x323, "CONOUT$", -2147483648, 2147483647);
+    r.conoutU0024 = x323 as number;
+    n++;
+  }
+  const x324 = o["CLOCK$"];
+  if (x324 !== undefined) {
+    if (!(typeof x324 === "number" && (x324 | 0) === x324)) rt.int(x324, "CLOCK$", -2147483648, 2147483647);
+    r.clockU0024 = x324 as number;
+    n++;
+  }
+  const x325 = o["has"];
+  if (x325 !== undefined) {
+    if (!(typeof x325 === "number" && (x325 | 0) === x325)) rt.int(x325, "has", -2147483648, 2147483647);
+    r.has = x325 as number;
+    n++;
+  }
+  const x326 = o["row"];
+  if (x326 !== undefined) {
+    if (!(typeof x326 === "number" && (x326 | 0) === x326)) rt.int(x326, "row", -2147483648, 2147483647);
+    r.row = x326 as number;
+    n++;
+  }
+  const x327 = o["found"];
+  if (x327 !== undefined) {
+    if (!(typeof x327 === "number" && (x327 | 0) === x327)) rt.int(x327, "found", -2147483648, 2147483647);
+    r.found = x327 as number;
+    n++;
+  }
+  const x328 = o["candidate"];
+  if (x328 !== undefined) {
+    if (!(typeof x328 === "number" && (x328 | 0) === x328)) rt.int(x328, "candidate", -2147483648, 2147483647);
+    r.candidate = x328 as number;
+    n++;
+  }
+  const x329 = o["list"];
+  if (x329 !== undefined) {
+    if (!(typeof x329 === "number" && (x329 | 0) === x329)) rt.int(x329, "list", -2147483648, 2147483647);
+    r.list = x329 as number;
+    n++;
+  }
+  const x330 = o["gentableRow"];
+  if (x330 !== undefined) {
+    if (!(typeof x330 === "number" && (x330 | 0) === x330)) rt.int(x330, "gentableRow", -2147483648, 2147483647);
+    r.gentableRow = x330 as number;
+    n++;
+  }
+  const x331 = o["rows"];
+  if (x331 !== undefined) {
+    if (!(typeof x331 === "number" && (x331 | 0) === x331)) rt.int(x331, "rows", -2147483648, 2147483647);
+    r.rows = x331 as number;
+    n++;
+  }
+  const x332 = o["table"];
+  if (x332 !== undefined) {
+    if (!(typeof x332 === "number" && (x332 | 0) === x332)) rt.int(x332, "table", -2147483648, 2147483647);
+    r.table = x332 as number;
+    n++;
+  }
+  const x333 = o["key"];
+  if (x333 !== undefined) {
+    if (!(typeof x333 === "number" && (x333 | 0) === x333)) rt.int(x333, "key", -2147483648, 2147483647);
+    r.key = x333 as number;
+    n++;
+  }
+  const x334 = o["parts"];
+  if (x334 !== undefined) {
+    if (!(typeof x334 === "number" && (x334 | 0) === x334)) rt.int(x334, "parts", -2147483648, 2147483647);
+    r.parts = x334 as number;
+    n++;
+  }
+  const x335 = o["at"];
+  if (x335 !== undefined) {
+    if (!(typeof x335 === "number" && (x335 | 0) === x335)) rt.int(x335, "at", -2147483648, 2147483647);
+    r.at = x335 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 1–100 of AllFields from the binary format, in declaration order (one part of its binary reader). */
+function readAllFieldsBin$1(b: rt.Bin, r: rt.Mutable<AllFields>): void {
+  if (b.opt()) r.as = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.break = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.const = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.continue = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.crate = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.else = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.enum = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extern = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.false = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fn = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.for = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.if = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.impl = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.in = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.let = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.loop = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.match = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.mod = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.move = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.mut = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.pub = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ref = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.return = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.self = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.static = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.struct = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.super = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.trait = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.true = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.type = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unsafe = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.use = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.where = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.while = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.async = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.await = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.dyn = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.abstract = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.become = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.box = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.do = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.final = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.macro = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.override = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.priv = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.typeof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unsized = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.virtual = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.yield = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.try = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.gen = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.union = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.macroRules = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.raw = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.safe = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.option = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.some = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.none = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.result = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ok = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.err = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.vec = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.string = b.int(-2147483648, 2147483647);
+  r.toString = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  if (b.opt()) r.toOwned = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.clone = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.copy = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.send = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sync = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sized = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unpin = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.drop = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fnMut = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fnOnce = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.iterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.intoIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.doubleEndedIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.exactSizeIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extend = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.default = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.eq = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.partialEq = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ord = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.partialOrd = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.asRef = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.asMut = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.into = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.from = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.tryFrom = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.tryInto = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fromIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.debug = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.hash = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.display = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lib = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.main = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.core = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.std = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.alloc = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.procMacro = b.int(-2147483648, 2147483647);
+}
+
+/** Reads fields 101–200 of AllFields from the binary format, in declaration order (one part of its binary reader). */
+function readAllFieldsBin$2(b: rt.Bin, r: rt.Mutable<AllFields>): void {
+  if (b.opt()) r.test = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.bool = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.char = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.str = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i16 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i32 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i64 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i128 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.isize = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u16 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u32 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u64 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u128 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.usize = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.f32 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.f64 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.base = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.byte = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.case = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.catch = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.checked = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.class = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.decimal = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.delegate = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.double = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.event = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.explicit = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.finally = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fixed = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.float = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.foreach = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.goto = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.implicit = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.int = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.interface = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.internal = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.is = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lock = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.long = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.namespace = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.new = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.null = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.object = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.operator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.out = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.params = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.private = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.protected = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.public = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonly = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sbyte = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sealed = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.short = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sizeof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.stackalloc = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.switch = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.this = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.throw = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.uint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ulong = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unchecked = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ushort = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.using = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.void = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.volatile = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.add = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.alias = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ascending = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.by = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.descending = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.dynamic = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.equals = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.get = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.global = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.group = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.join = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nameof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.on = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.orderby = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.partial = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.remove = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.select = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.set = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unmanaged = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.value = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.var = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.when = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.record = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.init = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.with = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.and = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.or = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.not = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nuint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.managed = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.required = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.file = b.int(-2147483648, 2147483647);
+}
+
+/** Reads fields 201–300 of AllFields from the binary format, in declaration order (one part of its binary reader). */
+function readAllFieldsBin$3(b: rt.Bin, r: rt.Mutable<AllFields>): void {
+  if (b.opt()) r.scoped = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.field = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.getHashCode = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.getType = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.finalize = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.memberwiseClone = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.referenceEquals = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.debugger = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.delete = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.export = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extends = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.function = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.import = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.instanceof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.implements = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.package = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.any = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.boolean = b.int(-2147483648, 2147483647);
+  r.constructor = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  if (b.opt()) r.declare = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.module = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.require = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.number = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.symbol = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.of = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.bigint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.undefined = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.never = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unknown = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.keyof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.infer = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unique = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.accessor = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.asserts = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.assert = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.intrinsic = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.satisfies = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.arguments = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.eval = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.proto = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.prototype = b.int(-2147483648, 2147483647);
+  r.toLocaleString = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.valueOf = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.hasOwnProperty = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.isPrototypeOf = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.propertyIsEnumerable = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  if (b.opt()) r.array = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.arrayBuffer = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.arrayLike = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.bigInt = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.buffer = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.dataView = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.date = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.error = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.evalError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.exclude = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extract = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.infinity = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.instanceType = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.intl = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.iterable = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.iterableIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.json = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.map = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.math = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.naN = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nonNullable = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.omit = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.parameters = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.pick = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.promise = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.propertyKey = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.proxy = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.rangeError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonlyArray = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonlyMap = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonlySet = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.reflect = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.regExp = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.returnType = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.syntaxError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.textDecoder = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.textEncoder = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.typeError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.uriError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.url = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.uint8array = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.weakMap = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.weakSet = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.console = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.globalThis = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.process = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.con = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.prn = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.aux = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nul = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com0 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com1 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com3 = b.int(-2147483648, 2147483647);
+}
+
+/** Reads fields 301–336 of AllFields from the binary format, in declaration order (one part of its binary reader). */
+function readAllFieldsBin$4(b: rt.Bin, r: rt.Mutable<AllFields>): void {
+  if (b.opt()) r.com4 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com5 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com6 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com7 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.comU00b9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.comU00b2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.comU00b3 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt0 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt1 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt3 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt4 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt5 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt6 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt7 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lptU00b9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lptU00b2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lptU00b3 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.coninU0024 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.conoutU0024 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.clockU0024 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.has = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.row = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.found = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.candidate = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.list = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.gentableRow = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.rows = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.table = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.key = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.parts = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.at = b.int(-2147483648, 2147483647);
+}
+
+/** Writes members 1–100 of AllFields's canonical JSON, in canonical order (one part of its writer). */
+function writeAllFields$1(r: AllFields, out: string[]): void {
   if (r.aux !== undefined) out.push("\"AUX\":" + rt.wNum(r.aux));
   if (r.array !== undefined) out.push("\"Array\":" + rt.wNum(r.array));
   if (r.arrayBuffer !== undefined) out.push("\"ArrayBuffer\":" + rt.wNum(r.arrayBuffer));
@@ -2437,6 +2930,10 @@ export function writeAllFields(r: AllFields): string {
   if (r.regExp !== undefined) out.push("\"RegExp\":" + rt.wNum(r.regExp));
   if (r.result !== undefined) out.push("\"Result\":" + rt.wNum(r.result));
   if (r.returnType !== undefined) out.push("\"ReturnType\":" + rt.wNum(r.returnType));
+}
+
+/** Writes members 101–200 of AllFields's canonical JSON, in canonical order (one part of its writer). */
+function writeAllFields$2(r: AllFields, out: string[]): void {
   if (r.send !== undefined) out.push("\"Send\":" + rt.wNum(r.send));
   if (r.sized !== undefined) out.push("\"Sized\":" + rt.wNum(r.sized));
   if (r.some !== undefined) out.push("\"Some\":" + rt.wNum(r.some));
@@ -2471,6 +2968,7 @@ export function writeAllFields(r: AllFields): string {
   if (r.assert !== undefined) out.push("\"assert\":" + rt.wNum(r.assert));
   if (r.asserts !== undefined) out.push("\"asserts\":" + rt.wNum(r.asserts));
   if (r.async !== undefined) out.push("\"async\":" + rt.wNum(r.async));
+  if (r.at !== undefined) out.push("\"at\":" + rt.wNum(r.at));
   if (r.await !== undefined) out.push("\"await\":" + rt.wNum(r.await));
   if (r.base !== undefined) out.push("\"base\":" + rt.wNum(r.base));
   if (r.become !== undefined) out.push("\"become\":" + rt.wNum(r.become));
@@ -2481,6 +2979,7 @@ export function writeAllFields(r: AllFields): string {
   if (r.break !== undefined) out.push("\"break\":" + rt.wNum(r.break));
   if (r.by !== undefined) out.push("\"by\":" + rt.wNum(r.by));
   if (r.byte !== undefined) out.push("\"byte\":" + rt.wNum(r.byte));
+  if (r.candidate !== undefined) out.push("\"candidate\":" + rt.wNum(r.candidate));
   if (r.case !== undefined) out.push("\"case\":" + rt.wNum(r.case));
   if (r.catch !== undefined) out.push("\"catch\":" + rt.wNum(r.catch));
   if (r.char !== undefined) out.push("\"char\":" + rt.wNum(r.char));
@@ -2523,15 +3022,22 @@ export function writeAllFields(r: AllFields): string {
   if (r.fn !== undefined) out.push("\"fn\":" + rt.wNum(r.fn));
   if (r.for !== undefined) out.push("\"for\":" + rt.wNum(r.for));
   if (r.foreach !== undefined) out.push("\"foreach\":" + rt.wNum(r.foreach));
+  if (r.found !== undefined) out.push("\"found\":" + rt.wNum(r.found));
   if (r.function !== undefined) out.push("\"function\":" + rt.wNum(r.function));
   if (r.gen !== undefined) out.push("\"gen\":" + rt.wNum(r.gen));
+  if (r.gentableRow !== undefined) out.push("\"gentableRow\":" + rt.wNum(r.gentableRow));
   if (r.get !== undefined) out.push("\"get\":" + rt.wNum(r.get));
   if (r.global !== undefined) out.push("\"global\":" + rt.wNum(r.global));
   if (r.globalThis !== undefined) out.push("\"globalThis\":" + rt.wNum(r.globalThis));
   if (r.goto !== undefined) out.push("\"goto\":" + rt.wNum(r.goto));
   if (r.group !== undefined) out.push("\"group\":" + rt.wNum(r.group));
+  if (r.has !== undefined) out.push("\"has\":" + rt.wNum(r.has));
   if (r.hasOwnProperty !== undefined) out.push("\"hasOwnProperty\":" + rt.wNum(r.hasOwnProperty));
   if (r.i128 !== undefined) out.push("\"i128\":" + rt.wNum(r.i128));
+}
+
+/** Writes members 201–300 of AllFields's canonical JSON, in canonical order (one part of its writer). */
+function writeAllFields$3(r: AllFields, out: string[]): void {
   if (r.i16 !== undefined) out.push("\"i16\":" + rt.wNum(r.i16));
   if (r.i32 !== undefined) out.push("\"i32\":" + rt.wNum(r.i32));
   if (r.i64 !== undefined) out.push("\"i64\":" + rt.wNum(r.i64));
@@ -2553,9 +3059,11 @@ export function writeAllFields(r: AllFields): string {
   if (r.isPrototypeOf !== undefined) out.push("\"isPrototypeOf\":" + rt.wNum(r.isPrototypeOf));
   if (r.isize !== undefined) out.push("\"isize\":" + rt.wNum(r.isize));
   if (r.join !== undefined) out.push("\"join\":" + rt.wNum(r.join));
+  if (r.key !== undefined) out.push("\"key\":" + rt.wNum(r.key));
   if (r.keyof !== undefined) out.push("\"keyof\":" + rt.wNum(r.keyof));
   if (r.let !== undefined) out.push("\"let\":" + rt.wNum(r.let));
   if (r.lib !== undefined) out.push("\"lib\":" + rt.wNum(r.lib));
+  if (r.list !== undefined) out.push("\"list\":" + rt.wNum(r.list));
   if (r.lock !== undefined) out.push("\"lock\":" + rt.wNum(r.lock));
   if (r.long !== undefined) out.push("\"long\":" + rt.wNum(r.long));
   if (r.loop !== undefined) out.push("\"loop\":" + rt.wNum(r.loop));
@@ -2588,6 +3096,7 @@ export function writeAllFields(r: AllFields): string {
   if (r.package !== undefined) out.push("\"package\":" + rt.wNum(r.package));
   if (r.params !== undefined) out.push("\"params\":" + rt.wNum(r.params));
   if (r.partial !== undefined) out.push("\"partial\":" + rt.wNum(r.partial));
+  if (r.parts !== undefined) out.push("\"parts\":" + rt.wNum(r.parts));
   if (r.priv !== undefined) out.push("\"priv\":" + rt.wNum(r.priv));
   if (r.private !== undefined) out.push("\"private\":" + rt.wNum(r.private));
   if (r.procMacro !== undefined) out.push("\"proc_macro\":" + rt.wNum(r.procMacro));
@@ -2605,6 +3114,8 @@ export function writeAllFields(r: AllFields): string {
   if (r.require !== undefined) out.push("\"require\":" + rt.wNum(r.require));
   if (r.required !== undefined) out.push("\"required\":" + rt.wNum(r.required));
   if (r.return !== undefined) out.push("\"return\":" + rt.wNum(r.return));
+  if (r.row !== undefined) out.push("\"row\":" + rt.wNum(r.row));
+  if (r.rows !== undefined) out.push("\"rows\":" + rt.wNum(r.rows));
   if (r.safe !== undefined) out.push("\"safe\":" + rt.wNum(r.safe));
   if (r.satisfies !== undefined) out.push("\"satisfies\":" + rt.wNum(r.satisfies));
   if (r.sbyte !== undefined) out.push("\"sbyte\":" + rt.wNum(r.sbyte));
@@ -2623,9 +3134,14 @@ export function writeAllFields(r: AllFields): string {
   if (r.super !== undefined) out.push("\"super\":" + rt.wNum(r.super));
   if (r.switch !== undefined) out.push("\"switch\":" + rt.wNum(r.switch));
   if (r.symbol !== undefined) out.push("\"symbol\":" + rt.wNum(r.symbol));
+  if (r.table !== undefined) out.push("\"table\":" + rt.wNum(r.table));
   if (r.test !== undefined) out.push("\"test\":" + rt.wNum(r.test));
   if (r.this !== undefined) out.push("\"this\":" + rt.wNum(r.this));
   if (r.throw !== undefined) out.push("\"throw\":" + rt.wNum(r.throw));
+}
+
+/** Writes members 301–336 of AllFields's canonical JSON, in canonical order (one part of its writer). */
+function writeAllFields$4(r: AllFields, out: string[]): void {
   if (r.toLocaleString !== undefined) out.push("\"toLocaleString\":" + rt.wNum(r.toLocaleString));
   if (r.trait !== undefined) out.push("\"trait\":" + rt.wNum(r.trait));
   if (r.true !== undefined) out.push("\"true\":" + rt.wNum(r.true));
@@ -2662,7 +3178,6 @@ export function writeAllFields(r: AllFields): string {
   if (r.while !== undefined) out.push("\"while\":" + rt.wNum(r.while));
   if (r.with !== undefined) out.push("\"with\":" + rt.wNum(r.with));
   if (r.yield !== undefined) out.push("\"yield\":" + rt.wNum(r.yield));
-  return "{" + out.join(",") + "}";
 }
 
 /**
@@ -2687,6 +3202,15 @@ export function readArray_(v: unknown, at: rt.At): Array_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Array_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArray_Bin(b: rt.Bin): Array_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Array_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeArray_(r: Array_): string {
@@ -2719,6 +3243,15 @@ export function readArrayBuffer_(v: unknown, at: rt.At): ArrayBuffer_ {
   }
 }
 
+/** Reads a ArrayBuffer_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArrayBuffer_Bin(b: rt.Bin): ArrayBuffer_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ArrayBuffer_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeArrayBuffer_(r: ArrayBuffer_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -2747,6 +3280,15 @@ export function readArrayLike_(v: unknown, at: rt.At): ArrayLike_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ArrayLike_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArrayLike_Bin(b: rt.Bin): ArrayLike_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ArrayLike_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeArrayLike_(r: ArrayLike_): string {
@@ -2779,6 +3321,15 @@ export function readAsMut(v: unknown, at: rt.At): AsMut {
   }
 }
 
+/** Reads a AsMut from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsMutBin(b: rt.Bin): AsMut {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<AsMut> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAsMut(r: AsMut): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -2807,6 +3358,15 @@ export function readAsRef(v: unknown, at: rt.At): AsRef {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a AsRef from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsRefBin(b: rt.Bin): AsRef {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<AsRef> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeAsRef(r: AsRef): string {
@@ -2839,6 +3399,15 @@ export function readBuffer_(v: unknown, at: rt.At): Buffer_ {
   }
 }
 
+/** Reads a Buffer_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBuffer_Bin(b: rt.Bin): Buffer_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Buffer_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBuffer_(r: Buffer_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -2867,6 +3436,15 @@ export function readClockU0024(v: unknown, at: rt.At): ClockU0024 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ClockU0024 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readClockU0024Bin(b: rt.Bin): ClockU0024 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ClockU0024> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeClockU0024(r: ClockU0024): string {
@@ -2899,6 +3477,15 @@ export function readCom0(v: unknown, at: rt.At): Com0 {
   }
 }
 
+/** Reads a Com0 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom0Bin(b: rt.Bin): Com0 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com0> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCom0(r: Com0): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -2927,6 +3514,15 @@ export function readCom1(v: unknown, at: rt.At): Com1 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Com1 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom1Bin(b: rt.Bin): Com1 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com1> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeCom1(r: Com1): string {
@@ -2959,6 +3555,15 @@ export function readCom2(v: unknown, at: rt.At): Com2 {
   }
 }
 
+/** Reads a Com2 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom2Bin(b: rt.Bin): Com2 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com2> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCom2(r: Com2): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -2987,6 +3592,15 @@ export function readCom3(v: unknown, at: rt.At): Com3 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Com3 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom3Bin(b: rt.Bin): Com3 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com3> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeCom3(r: Com3): string {
@@ -3019,6 +3633,15 @@ export function readCom4(v: unknown, at: rt.At): Com4 {
   }
 }
 
+/** Reads a Com4 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom4Bin(b: rt.Bin): Com4 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com4> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCom4(r: Com4): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3047,6 +3670,15 @@ export function readCom5(v: unknown, at: rt.At): Com5 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Com5 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom5Bin(b: rt.Bin): Com5 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com5> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeCom5(r: Com5): string {
@@ -3079,6 +3711,15 @@ export function readCom6(v: unknown, at: rt.At): Com6 {
   }
 }
 
+/** Reads a Com6 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom6Bin(b: rt.Bin): Com6 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com6> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCom6(r: Com6): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3107,6 +3748,15 @@ export function readCom7(v: unknown, at: rt.At): Com7 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Com7 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom7Bin(b: rt.Bin): Com7 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com7> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeCom7(r: Com7): string {
@@ -3139,6 +3789,15 @@ export function readCom8(v: unknown, at: rt.At): Com8 {
   }
 }
 
+/** Reads a Com8 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom8Bin(b: rt.Bin): Com8 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com8> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCom8(r: Com8): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3167,6 +3826,15 @@ export function readCom9(v: unknown, at: rt.At): Com9 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Com9 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCom9Bin(b: rt.Bin): Com9 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Com9> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeCom9(r: Com9): string {
@@ -3199,6 +3867,15 @@ export function readCon(v: unknown, at: rt.At): Con {
   }
 }
 
+/** Reads a Con from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConBin(b: rt.Bin): Con {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Con> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCon(r: Con): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3227,6 +3904,15 @@ export function readConinU0024(v: unknown, at: rt.At): ConinU0024 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ConinU0024 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConinU0024Bin(b: rt.Bin): ConinU0024 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ConinU0024> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeConinU0024(r: ConinU0024): string {
@@ -3259,6 +3945,15 @@ export function readConoutU0024(v: unknown, at: rt.At): ConoutU0024 {
   }
 }
 
+/** Reads a ConoutU0024 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConoutU0024Bin(b: rt.Bin): ConoutU0024 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ConoutU0024> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeConoutU0024(r: ConoutU0024): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3287,6 +3982,15 @@ export function readClone(v: unknown, at: rt.At): Clone {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Clone from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCloneBin(b: rt.Bin): Clone {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Clone> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeClone(r: Clone): string {
@@ -3319,6 +4023,15 @@ export function readCopy(v: unknown, at: rt.At): Copy {
   }
 }
 
+/** Reads a Copy from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCopyBin(b: rt.Bin): Copy {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Copy> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCopy(r: Copy): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3347,6 +4060,15 @@ export function readDataView_(v: unknown, at: rt.At): DataView_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a DataView_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDataView_Bin(b: rt.Bin): DataView_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<DataView_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDataView_(r: DataView_): string {
@@ -3379,6 +4101,15 @@ export function readDate_(v: unknown, at: rt.At): Date_ {
   }
 }
 
+/** Reads a Date_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDate_Bin(b: rt.Bin): Date_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Date_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDate_(r: Date_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3407,6 +4138,15 @@ export function readDebug(v: unknown, at: rt.At): Debug {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Debug from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDebugBin(b: rt.Bin): Debug {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Debug> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDebug(r: Debug): string {
@@ -3439,6 +4179,15 @@ export function readDefault(v: unknown, at: rt.At): Default {
   }
 }
 
+/** Reads a Default from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDefaultBin(b: rt.Bin): Default {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Default> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDefault(r: Default): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3467,6 +4216,15 @@ export function readDisplay(v: unknown, at: rt.At): Display {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Display from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDisplayBin(b: rt.Bin): Display {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Display> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDisplay(r: Display): string {
@@ -3499,6 +4257,15 @@ export function readDoubleEndedIterator(v: unknown, at: rt.At): DoubleEndedItera
   }
 }
 
+/** Reads a DoubleEndedIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDoubleEndedIteratorBin(b: rt.Bin): DoubleEndedIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<DoubleEndedIterator> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDoubleEndedIterator(r: DoubleEndedIterator): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3527,6 +4294,15 @@ export function readDrop(v: unknown, at: rt.At): Drop {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Drop from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDropBin(b: rt.Bin): Drop {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Drop> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDrop(r: Drop): string {
@@ -3559,6 +4335,15 @@ export function readEq(v: unknown, at: rt.At): Eq {
   }
 }
 
+/** Reads a Eq from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEqBin(b: rt.Bin): Eq {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Eq> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEq(r: Eq): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3587,6 +4372,15 @@ export function readErr(v: unknown, at: rt.At): Err {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Err from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readErrBin(b: rt.Bin): Err {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Err> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeErr(r: Err): string {
@@ -3619,6 +4413,15 @@ export function readError_(v: unknown, at: rt.At): Error_ {
   }
 }
 
+/** Reads a Error_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readError_Bin(b: rt.Bin): Error_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Error_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeError_(r: Error_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3647,6 +4450,15 @@ export function readEvalError_(v: unknown, at: rt.At): EvalError_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a EvalError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEvalError_Bin(b: rt.Bin): EvalError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<EvalError_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeEvalError_(r: EvalError_): string {
@@ -3679,6 +4491,15 @@ export function readExactSizeIterator(v: unknown, at: rt.At): ExactSizeIterator 
   }
 }
 
+/** Reads a ExactSizeIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExactSizeIteratorBin(b: rt.Bin): ExactSizeIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ExactSizeIterator> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExactSizeIterator(r: ExactSizeIterator): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3707,6 +4528,15 @@ export function readExclude_(v: unknown, at: rt.At): Exclude_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Exclude_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExclude_Bin(b: rt.Bin): Exclude_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Exclude_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeExclude_(r: Exclude_): string {
@@ -3739,6 +4569,15 @@ export function readExtend(v: unknown, at: rt.At): Extend {
   }
 }
 
+/** Reads a Extend from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExtendBin(b: rt.Bin): Extend {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extend> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExtend(r: Extend): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3767,6 +4606,15 @@ export function readExtract_(v: unknown, at: rt.At): Extract_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Extract_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExtract_Bin(b: rt.Bin): Extract_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extract_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeExtract_(r: Extract_): string {
@@ -3799,6 +4647,15 @@ export function readFinalize(v: unknown, at: rt.At): Finalize {
   }
 }
 
+/** Reads a Finalize from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFinalizeBin(b: rt.Bin): Finalize {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Finalize> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFinalize(r: Finalize): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3827,6 +4684,15 @@ export function readFnMut(v: unknown, at: rt.At): FnMut {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a FnMut from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFnMutBin(b: rt.Bin): FnMut {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<FnMut> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFnMut(r: FnMut): string {
@@ -3859,6 +4725,15 @@ export function readFnOnce(v: unknown, at: rt.At): FnOnce {
   }
 }
 
+/** Reads a FnOnce from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFnOnceBin(b: rt.Bin): FnOnce {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<FnOnce> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFnOnce(r: FnOnce): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3887,6 +4762,15 @@ export function readFrom(v: unknown, at: rt.At): From {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a From from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFromBin(b: rt.Bin): From {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<From> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFrom(r: From): string {
@@ -3919,6 +4803,15 @@ export function readFromIterator(v: unknown, at: rt.At): FromIterator {
   }
 }
 
+/** Reads a FromIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFromIteratorBin(b: rt.Bin): FromIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<FromIterator> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFromIterator(r: FromIterator): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -3947,6 +4840,15 @@ export function readGetHashCode(v: unknown, at: rt.At): GetHashCode {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a GetHashCode from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGetHashCodeBin(b: rt.Bin): GetHashCode {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<GetHashCode> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeGetHashCode(r: GetHashCode): string {
@@ -3979,6 +4881,15 @@ export function readGetType(v: unknown, at: rt.At): GetType {
   }
 }
 
+/** Reads a GetType from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGetTypeBin(b: rt.Bin): GetType {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<GetType> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGetType(r: GetType): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4007,6 +4918,15 @@ export function readHash(v: unknown, at: rt.At): Hash {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Hash from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readHashBin(b: rt.Bin): Hash {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Hash> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeHash(r: Hash): string {
@@ -4039,6 +4959,15 @@ export function readInfinity_(v: unknown, at: rt.At): Infinity_ {
   }
 }
 
+/** Reads a Infinity_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInfinity_Bin(b: rt.Bin): Infinity_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Infinity_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInfinity_(r: Infinity_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4067,6 +4996,15 @@ export function readInstanceType_(v: unknown, at: rt.At): InstanceType_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a InstanceType_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInstanceType_Bin(b: rt.Bin): InstanceType_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<InstanceType_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeInstanceType_(r: InstanceType_): string {
@@ -4099,6 +5037,15 @@ export function readIntl_(v: unknown, at: rt.At): Intl_ {
   }
 }
 
+/** Reads a Intl_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntl_Bin(b: rt.Bin): Intl_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Intl_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIntl_(r: Intl_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4127,6 +5074,15 @@ export function readInto(v: unknown, at: rt.At): Into {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Into from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntoBin(b: rt.Bin): Into {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Into> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeInto(r: Into): string {
@@ -4159,6 +5115,15 @@ export function readIntoIterator(v: unknown, at: rt.At): IntoIterator {
   }
 }
 
+/** Reads a IntoIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntoIteratorBin(b: rt.Bin): IntoIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<IntoIterator> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIntoIterator(r: IntoIterator): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4187,6 +5152,15 @@ export function readIterable_(v: unknown, at: rt.At): Iterable_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Iterable_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIterable_Bin(b: rt.Bin): Iterable_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Iterable_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeIterable_(r: Iterable_): string {
@@ -4219,6 +5193,15 @@ export function readIterableIterator_(v: unknown, at: rt.At): IterableIterator_ 
   }
 }
 
+/** Reads a IterableIterator_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIterableIterator_Bin(b: rt.Bin): IterableIterator_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<IterableIterator_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIterableIterator_(r: IterableIterator_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4247,6 +5230,15 @@ export function readIterator_(v: unknown, at: rt.At): Iterator_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Iterator_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIterator_Bin(b: rt.Bin): Iterator_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Iterator_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeIterator_(r: Iterator_): string {
@@ -4279,6 +5271,15 @@ export function readJson(v: unknown, at: rt.At): Json {
   }
 }
 
+/** Reads a Json from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readJsonBin(b: rt.Bin): Json {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Json> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeJson(r: Json): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4307,6 +5308,15 @@ export function readLpt0(v: unknown, at: rt.At): Lpt0 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Lpt0 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt0Bin(b: rt.Bin): Lpt0 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt0> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeLpt0(r: Lpt0): string {
@@ -4339,6 +5349,15 @@ export function readLpt1(v: unknown, at: rt.At): Lpt1 {
   }
 }
 
+/** Reads a Lpt1 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt1Bin(b: rt.Bin): Lpt1 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt1> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLpt1(r: Lpt1): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4367,6 +5386,15 @@ export function readLpt2(v: unknown, at: rt.At): Lpt2 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Lpt2 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt2Bin(b: rt.Bin): Lpt2 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt2> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeLpt2(r: Lpt2): string {
@@ -4399,6 +5427,15 @@ export function readLpt3(v: unknown, at: rt.At): Lpt3 {
   }
 }
 
+/** Reads a Lpt3 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt3Bin(b: rt.Bin): Lpt3 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt3> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLpt3(r: Lpt3): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4427,6 +5464,15 @@ export function readLpt4(v: unknown, at: rt.At): Lpt4 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Lpt4 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt4Bin(b: rt.Bin): Lpt4 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt4> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeLpt4(r: Lpt4): string {
@@ -4459,6 +5505,15 @@ export function readLpt5(v: unknown, at: rt.At): Lpt5 {
   }
 }
 
+/** Reads a Lpt5 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt5Bin(b: rt.Bin): Lpt5 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt5> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLpt5(r: Lpt5): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4487,6 +5542,15 @@ export function readLpt6(v: unknown, at: rt.At): Lpt6 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Lpt6 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt6Bin(b: rt.Bin): Lpt6 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt6> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeLpt6(r: Lpt6): string {
@@ -4519,6 +5583,15 @@ export function readLpt7(v: unknown, at: rt.At): Lpt7 {
   }
 }
 
+/** Reads a Lpt7 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt7Bin(b: rt.Bin): Lpt7 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt7> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLpt7(r: Lpt7): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4547,6 +5620,15 @@ export function readLpt8(v: unknown, at: rt.At): Lpt8 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Lpt8 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt8Bin(b: rt.Bin): Lpt8 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt8> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeLpt8(r: Lpt8): string {
@@ -4579,6 +5661,15 @@ export function readLpt9(v: unknown, at: rt.At): Lpt9 {
   }
 }
 
+/** Reads a Lpt9 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLpt9Bin(b: rt.Bin): Lpt9 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lpt9> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLpt9(r: Lpt9): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4607,6 +5698,15 @@ export function readMap_(v: unknown, at: rt.At): Map_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Map_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMap_Bin(b: rt.Bin): Map_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Map_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeMap_(r: Map_): string {
@@ -4639,6 +5739,15 @@ export function readMath_(v: unknown, at: rt.At): Math_ {
   }
 }
 
+/** Reads a Math_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMath_Bin(b: rt.Bin): Math_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Math_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMath_(r: Math_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4667,6 +5776,15 @@ export function readMemberwiseClone(v: unknown, at: rt.At): MemberwiseClone {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a MemberwiseClone from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMemberwiseCloneBin(b: rt.Bin): MemberwiseClone {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<MemberwiseClone> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeMemberwiseClone(r: MemberwiseClone): string {
@@ -4699,6 +5817,15 @@ export function readNul(v: unknown, at: rt.At): Nul {
   }
 }
 
+/** Reads a Nul from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNulBin(b: rt.Bin): Nul {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Nul> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNul(r: Nul): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4727,6 +5854,15 @@ export function readNaN_(v: unknown, at: rt.At): NaN_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a NaN_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNaN_Bin(b: rt.Bin): NaN_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<NaN_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeNaN_(r: NaN_): string {
@@ -4759,6 +5895,15 @@ export function readNonNullable_(v: unknown, at: rt.At): NonNullable_ {
   }
 }
 
+/** Reads a NonNullable_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNonNullable_Bin(b: rt.Bin): NonNullable_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<NonNullable_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNonNullable_(r: NonNullable_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4787,6 +5932,15 @@ export function readNone(v: unknown, at: rt.At): None {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a None from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNoneBin(b: rt.Bin): None {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<None> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeNone(r: None): string {
@@ -4819,6 +5973,15 @@ export function readOk(v: unknown, at: rt.At): Ok {
   }
 }
 
+/** Reads a Ok from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOkBin(b: rt.Bin): Ok {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ok> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOk(r: Ok): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4847,6 +6010,15 @@ export function readOmit_(v: unknown, at: rt.At): Omit_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Omit_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOmit_Bin(b: rt.Bin): Omit_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Omit_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeOmit_(r: Omit_): string {
@@ -4879,6 +6051,15 @@ export function readOption(v: unknown, at: rt.At): Option {
   }
 }
 
+/** Reads a Option from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOptionBin(b: rt.Bin): Option {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Option> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOption(r: Option): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4907,6 +6088,15 @@ export function readOrd(v: unknown, at: rt.At): Ord {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Ord from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOrdBin(b: rt.Bin): Ord {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ord> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeOrd(r: Ord): string {
@@ -4939,6 +6129,15 @@ export function readPrn(v: unknown, at: rt.At): Prn {
   }
 }
 
+/** Reads a Prn from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPrnBin(b: rt.Bin): Prn {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Prn> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePrn(r: Prn): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -4967,6 +6166,15 @@ export function readParameters_(v: unknown, at: rt.At): Parameters_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Parameters_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readParameters_Bin(b: rt.Bin): Parameters_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Parameters_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeParameters_(r: Parameters_): string {
@@ -4999,6 +6207,15 @@ export function readPartialEq(v: unknown, at: rt.At): PartialEq {
   }
 }
 
+/** Reads a PartialEq from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartialEqBin(b: rt.Bin): PartialEq {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PartialEq> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePartialEq(r: PartialEq): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5027,6 +6244,15 @@ export function readPartialOrd(v: unknown, at: rt.At): PartialOrd {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a PartialOrd from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartialOrdBin(b: rt.Bin): PartialOrd {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PartialOrd> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writePartialOrd(r: PartialOrd): string {
@@ -5059,6 +6285,15 @@ export function readPick_(v: unknown, at: rt.At): Pick_ {
   }
 }
 
+/** Reads a Pick_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPick_Bin(b: rt.Bin): Pick_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Pick_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePick_(r: Pick_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5087,6 +6322,15 @@ export function readPromise_(v: unknown, at: rt.At): Promise_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Promise_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPromise_Bin(b: rt.Bin): Promise_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Promise_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writePromise_(r: Promise_): string {
@@ -5119,6 +6363,15 @@ export function readPropertyKey_(v: unknown, at: rt.At): PropertyKey_ {
   }
 }
 
+/** Reads a PropertyKey_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPropertyKey_Bin(b: rt.Bin): PropertyKey_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PropertyKey_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePropertyKey_(r: PropertyKey_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5147,6 +6400,15 @@ export function readProxy_(v: unknown, at: rt.At): Proxy_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Proxy_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProxy_Bin(b: rt.Bin): Proxy_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Proxy_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeProxy_(r: Proxy_): string {
@@ -5179,6 +6441,15 @@ export function readRangeError_(v: unknown, at: rt.At): RangeError_ {
   }
 }
 
+/** Reads a RangeError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRangeError_Bin(b: rt.Bin): RangeError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<RangeError_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRangeError_(r: RangeError_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5207,6 +6478,15 @@ export function readReadonlyArray_(v: unknown, at: rt.At): ReadonlyArray_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ReadonlyArray_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonlyArray_Bin(b: rt.Bin): ReadonlyArray_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReadonlyArray_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeReadonlyArray_(r: ReadonlyArray_): string {
@@ -5239,6 +6519,15 @@ export function readReadonlyMap_(v: unknown, at: rt.At): ReadonlyMap_ {
   }
 }
 
+/** Reads a ReadonlyMap_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonlyMap_Bin(b: rt.Bin): ReadonlyMap_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReadonlyMap_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReadonlyMap_(r: ReadonlyMap_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5267,6 +6556,15 @@ export function readReadonlySet_(v: unknown, at: rt.At): ReadonlySet_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ReadonlySet_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonlySet_Bin(b: rt.Bin): ReadonlySet_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReadonlySet_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeReadonlySet_(r: ReadonlySet_): string {
@@ -5299,6 +6597,15 @@ export function readReferenceEquals(v: unknown, at: rt.At): ReferenceEquals {
   }
 }
 
+/** Reads a ReferenceEquals from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReferenceEqualsBin(b: rt.Bin): ReferenceEquals {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReferenceEquals> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReferenceEquals(r: ReferenceEquals): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5327,6 +6634,15 @@ export function readReflect_(v: unknown, at: rt.At): Reflect_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Reflect_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReflect_Bin(b: rt.Bin): Reflect_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Reflect_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeReflect_(r: Reflect_): string {
@@ -5359,6 +6675,15 @@ export function readRegExp_(v: unknown, at: rt.At): RegExp_ {
   }
 }
 
+/** Reads a RegExp_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRegExp_Bin(b: rt.Bin): RegExp_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<RegExp_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRegExp_(r: RegExp_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5387,6 +6712,15 @@ export function readResult(v: unknown, at: rt.At): Result {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Result from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readResultBin(b: rt.Bin): Result {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Result> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeResult(r: Result): string {
@@ -5419,6 +6753,15 @@ export function readReturnType_(v: unknown, at: rt.At): ReturnType_ {
   }
 }
 
+/** Reads a ReturnType_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReturnType_Bin(b: rt.Bin): ReturnType_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReturnType_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReturnType_(r: ReturnType_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5447,6 +6790,15 @@ export function readSend(v: unknown, at: rt.At): Send {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Send from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSendBin(b: rt.Bin): Send {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Send> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSend(r: Send): string {
@@ -5479,6 +6831,15 @@ export function readSized(v: unknown, at: rt.At): Sized {
   }
 }
 
+/** Reads a Sized from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSizedBin(b: rt.Bin): Sized {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sized> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSized(r: Sized): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5507,6 +6868,15 @@ export function readSome(v: unknown, at: rt.At): Some {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Some from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSomeBin(b: rt.Bin): Some {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Some> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSome(r: Some): string {
@@ -5539,6 +6909,15 @@ export function readString_(v: unknown, at: rt.At): String_ {
   }
 }
 
+/** Reads a String_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readString_Bin(b: rt.Bin): String_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<String_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeString_(r: String_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5567,6 +6946,15 @@ export function readSync(v: unknown, at: rt.At): Sync {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Sync from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSyncBin(b: rt.Bin): Sync {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sync> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSync(r: Sync): string {
@@ -5599,6 +6987,15 @@ export function readSyntaxError_(v: unknown, at: rt.At): SyntaxError_ {
   }
 }
 
+/** Reads a SyntaxError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSyntaxError_Bin(b: rt.Bin): SyntaxError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<SyntaxError_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSyntaxError_(r: SyntaxError_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5627,6 +7024,15 @@ export function readTextDecoder_(v: unknown, at: rt.At): TextDecoder_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a TextDecoder_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTextDecoder_Bin(b: rt.Bin): TextDecoder_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TextDecoder_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeTextDecoder_(r: TextDecoder_): string {
@@ -5659,6 +7065,15 @@ export function readTextEncoder_(v: unknown, at: rt.At): TextEncoder_ {
   }
 }
 
+/** Reads a TextEncoder_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTextEncoder_Bin(b: rt.Bin): TextEncoder_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TextEncoder_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTextEncoder_(r: TextEncoder_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5687,6 +7102,15 @@ export function readToOwned(v: unknown, at: rt.At): ToOwned {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ToOwned from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readToOwnedBin(b: rt.Bin): ToOwned {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ToOwned> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeToOwned(r: ToOwned): string {
@@ -5719,6 +7143,15 @@ export function readToString(v: unknown, at: rt.At): ToString {
   }
 }
 
+/** Reads a ToString from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readToStringBin(b: rt.Bin): ToString {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ToString> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeToString(r: ToString): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5747,6 +7180,15 @@ export function readTryFrom(v: unknown, at: rt.At): TryFrom {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a TryFrom from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTryFromBin(b: rt.Bin): TryFrom {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TryFrom> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeTryFrom(r: TryFrom): string {
@@ -5779,6 +7221,15 @@ export function readTryInto(v: unknown, at: rt.At): TryInto {
   }
 }
 
+/** Reads a TryInto from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTryIntoBin(b: rt.Bin): TryInto {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TryInto> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTryInto(r: TryInto): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5807,6 +7258,15 @@ export function readTypeError_(v: unknown, at: rt.At): TypeError_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a TypeError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTypeError_Bin(b: rt.Bin): TypeError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TypeError_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeTypeError_(r: TypeError_): string {
@@ -5839,6 +7299,15 @@ export function readUriError(v: unknown, at: rt.At): UriError {
   }
 }
 
+/** Reads a UriError from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUriErrorBin(b: rt.Bin): UriError {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<UriError> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUriError(r: UriError): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5867,6 +7336,15 @@ export function readUrl(v: unknown, at: rt.At): Url {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Url from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUrlBin(b: rt.Bin): Url {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Url> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUrl(r: Url): string {
@@ -5899,6 +7377,15 @@ export function readUint8array(v: unknown, at: rt.At): Uint8array {
   }
 }
 
+/** Reads a Uint8array from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUint8arrayBin(b: rt.Bin): Uint8array {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Uint8array> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUint8array(r: Uint8array): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5927,6 +7414,15 @@ export function readUnpin(v: unknown, at: rt.At): Unpin {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Unpin from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnpinBin(b: rt.Bin): Unpin {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unpin> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUnpin(r: Unpin): string {
@@ -5959,6 +7455,15 @@ export function readVec(v: unknown, at: rt.At): Vec {
   }
 }
 
+/** Reads a Vec from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVecBin(b: rt.Bin): Vec {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Vec> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVec(r: Vec): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -5987,6 +7492,15 @@ export function readWeakMap_(v: unknown, at: rt.At): WeakMap_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a WeakMap_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWeakMap_Bin(b: rt.Bin): WeakMap_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<WeakMap_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeWeakMap_(r: WeakMap_): string {
@@ -6019,6 +7533,15 @@ export function readWeakSet_(v: unknown, at: rt.At): WeakSet_ {
   }
 }
 
+/** Reads a WeakSet_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWeakSet_Bin(b: rt.Bin): WeakSet_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<WeakSet_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWeakSet_(r: WeakSet_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6047,6 +7570,15 @@ export function readProto(v: unknown, at: rt.At): Proto {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Proto from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProtoBin(b: rt.Bin): Proto {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Proto> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeProto(r: Proto): string {
@@ -6079,6 +7611,15 @@ export function readAbstract(v: unknown, at: rt.At): Abstract {
   }
 }
 
+/** Reads a Abstract from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAbstractBin(b: rt.Bin): Abstract {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Abstract> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAbstract(r: Abstract): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6107,6 +7648,15 @@ export function readAccessor(v: unknown, at: rt.At): Accessor {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Accessor from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAccessorBin(b: rt.Bin): Accessor {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Accessor> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeAccessor(r: Accessor): string {
@@ -6139,6 +7689,15 @@ export function readAdd(v: unknown, at: rt.At): Add {
   }
 }
 
+/** Reads a Add from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAddBin(b: rt.Bin): Add {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Add> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAdd(r: Add): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6167,6 +7726,15 @@ export function readAlias(v: unknown, at: rt.At): Alias {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Alias from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAliasBin(b: rt.Bin): Alias {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Alias> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeAlias(r: Alias): string {
@@ -6199,6 +7767,15 @@ export function readAlloc(v: unknown, at: rt.At): Alloc {
   }
 }
 
+/** Reads a Alloc from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAllocBin(b: rt.Bin): Alloc {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Alloc> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAlloc(r: Alloc): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6227,6 +7804,15 @@ export function readAnd(v: unknown, at: rt.At): And {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a And from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAndBin(b: rt.Bin): And {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<And> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeAnd(r: And): string {
@@ -6259,6 +7845,15 @@ export function readAny(v: unknown, at: rt.At): Any {
   }
 }
 
+/** Reads a Any from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAnyBin(b: rt.Bin): Any {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Any> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAny(r: Any): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6287,6 +7882,15 @@ export function readArguments(v: unknown, at: rt.At): Arguments {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Arguments from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArgumentsBin(b: rt.Bin): Arguments {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Arguments> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeArguments(r: Arguments): string {
@@ -6319,6 +7923,15 @@ export function readAs(v: unknown, at: rt.At): As {
   }
 }
 
+/** Reads a As from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsBin(b: rt.Bin): As {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<As> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAs(r: As): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6347,6 +7960,15 @@ export function readAscending(v: unknown, at: rt.At): Ascending {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Ascending from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAscendingBin(b: rt.Bin): Ascending {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ascending> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeAscending(r: Ascending): string {
@@ -6379,6 +8001,15 @@ export function readAssert(v: unknown, at: rt.At): Assert {
   }
 }
 
+/** Reads a Assert from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAssertBin(b: rt.Bin): Assert {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Assert> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAssert(r: Assert): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6407,6 +8038,15 @@ export function readAsserts(v: unknown, at: rt.At): Asserts {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Asserts from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAssertsBin(b: rt.Bin): Asserts {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Asserts> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeAsserts(r: Asserts): string {
@@ -6439,7 +8079,55 @@ export function readAsync(v: unknown, at: rt.At): Async {
   }
 }
 
+/** Reads a Async from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsyncBin(b: rt.Bin): Async {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Async> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAsync(r: Async): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named at.
+ */
+export interface At {
+  readonly v: number;
+}
+
+const FIELDS_At: readonly string[] = ["v"];
+
+export function readAt(v: unknown, at: rt.At): At {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<At> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_At);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a At from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAtBin(b: rt.Bin): At {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<At> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeAt(r: At): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -6467,6 +8155,15 @@ export function readAwait(v: unknown, at: rt.At): Await {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Await from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAwaitBin(b: rt.Bin): Await {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Await> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeAwait(r: Await): string {
@@ -6499,6 +8196,15 @@ export function readBase(v: unknown, at: rt.At): Base {
   }
 }
 
+/** Reads a Base from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBaseBin(b: rt.Bin): Base {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Base> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBase(r: Base): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6527,6 +8233,15 @@ export function readBecome(v: unknown, at: rt.At): Become {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Become from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBecomeBin(b: rt.Bin): Become {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Become> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeBecome(r: Become): string {
@@ -6559,6 +8274,15 @@ export function readBigint(v: unknown, at: rt.At): Bigint {
   }
 }
 
+/** Reads a Bigint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBigintBin(b: rt.Bin): Bigint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Bigint> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBigint(r: Bigint): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6587,6 +8311,15 @@ export function readBool(v: unknown, at: rt.At): Bool {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Bool from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBoolBin(b: rt.Bin): Bool {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Bool> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeBool(r: Bool): string {
@@ -6619,6 +8352,15 @@ export function readBoolean_(v: unknown, at: rt.At): Boolean_ {
   }
 }
 
+/** Reads a Boolean_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBoolean_Bin(b: rt.Bin): Boolean_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Boolean_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBoolean_(r: Boolean_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6647,6 +8389,15 @@ export function readBox(v: unknown, at: rt.At): Box {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Box from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBoxBin(b: rt.Bin): Box {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Box> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeBox(r: Box): string {
@@ -6679,6 +8430,15 @@ export function readBreak(v: unknown, at: rt.At): Break {
   }
 }
 
+/** Reads a Break from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBreakBin(b: rt.Bin): Break {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Break> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBreak(r: Break): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6707,6 +8467,15 @@ export function readBy(v: unknown, at: rt.At): By {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a By from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readByBin(b: rt.Bin): By {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<By> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeBy(r: By): string {
@@ -6739,7 +8508,55 @@ export function readByte(v: unknown, at: rt.At): Byte {
   }
 }
 
+/** Reads a Byte from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readByteBin(b: rt.Bin): Byte {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Byte> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeByte(r: Byte): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named candidate.
+ */
+export interface Candidate {
+  readonly v: number;
+}
+
+const FIELDS_Candidate: readonly string[] = ["v"];
+
+export function readCandidate(v: unknown, at: rt.At): Candidate {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Candidate> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Candidate);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Candidate from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCandidateBin(b: rt.Bin): Candidate {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Candidate> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeCandidate(r: Candidate): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -6767,6 +8584,15 @@ export function readCase(v: unknown, at: rt.At): Case {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Case from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCaseBin(b: rt.Bin): Case {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Case> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeCase(r: Case): string {
@@ -6799,6 +8625,15 @@ export function readCatch(v: unknown, at: rt.At): Catch {
   }
 }
 
+/** Reads a Catch from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCatchBin(b: rt.Bin): Catch {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Catch> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCatch(r: Catch): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6827,6 +8662,15 @@ export function readChar(v: unknown, at: rt.At): Char {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Char from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCharBin(b: rt.Bin): Char {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Char> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeChar(r: Char): string {
@@ -6859,6 +8703,15 @@ export function readChecked(v: unknown, at: rt.At): Checked {
   }
 }
 
+/** Reads a Checked from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCheckedBin(b: rt.Bin): Checked {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Checked> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeChecked(r: Checked): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6887,6 +8740,15 @@ export function readClass(v: unknown, at: rt.At): Class {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Class from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readClassBin(b: rt.Bin): Class {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Class> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeClass(r: Class): string {
@@ -6919,6 +8781,15 @@ export function readConsole(v: unknown, at: rt.At): Console {
   }
 }
 
+/** Reads a Console from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConsoleBin(b: rt.Bin): Console {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Console> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeConsole(r: Console): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -6947,6 +8818,15 @@ export function readConst(v: unknown, at: rt.At): Const {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Const from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConstBin(b: rt.Bin): Const {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Const> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeConst(r: Const): string {
@@ -6979,6 +8859,15 @@ export function readConstructor(v: unknown, at: rt.At): Constructor {
   }
 }
 
+/** Reads a Constructor from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConstructorBin(b: rt.Bin): Constructor {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Constructor> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeConstructor(r: Constructor): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7007,6 +8896,15 @@ export function readContinue(v: unknown, at: rt.At): Continue {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Continue from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readContinueBin(b: rt.Bin): Continue {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Continue> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeContinue(r: Continue): string {
@@ -7039,6 +8937,15 @@ export function readCore(v: unknown, at: rt.At): Core {
   }
 }
 
+/** Reads a Core from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCoreBin(b: rt.Bin): Core {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Core> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCore(r: Core): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7067,6 +8974,15 @@ export function readCrate(v: unknown, at: rt.At): Crate {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Crate from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCrateBin(b: rt.Bin): Crate {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Crate> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeCrate(r: Crate): string {
@@ -7099,6 +9015,15 @@ export function readDebugger(v: unknown, at: rt.At): Debugger {
   }
 }
 
+/** Reads a Debugger from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDebuggerBin(b: rt.Bin): Debugger {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Debugger> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDebugger(r: Debugger): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7127,6 +9052,15 @@ export function readDecimal(v: unknown, at: rt.At): Decimal {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Decimal from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDecimalBin(b: rt.Bin): Decimal {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Decimal> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDecimal(r: Decimal): string {
@@ -7159,6 +9093,15 @@ export function readDeclare(v: unknown, at: rt.At): Declare {
   }
 }
 
+/** Reads a Declare from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDeclareBin(b: rt.Bin): Declare {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Declare> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDeclare(r: Declare): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7187,6 +9130,15 @@ export function readDelegate(v: unknown, at: rt.At): Delegate {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Delegate from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDelegateBin(b: rt.Bin): Delegate {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Delegate> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDelegate(r: Delegate): string {
@@ -7219,6 +9171,15 @@ export function readDelete(v: unknown, at: rt.At): Delete {
   }
 }
 
+/** Reads a Delete from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDeleteBin(b: rt.Bin): Delete {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Delete> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDelete(r: Delete): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7247,6 +9208,15 @@ export function readDescending(v: unknown, at: rt.At): Descending {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Descending from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDescendingBin(b: rt.Bin): Descending {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Descending> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDescending(r: Descending): string {
@@ -7279,6 +9249,15 @@ export function readDo(v: unknown, at: rt.At): Do {
   }
 }
 
+/** Reads a Do from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDoBin(b: rt.Bin): Do {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Do> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDo(r: Do): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7307,6 +9286,15 @@ export function readDouble(v: unknown, at: rt.At): Double {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Double from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDoubleBin(b: rt.Bin): Double {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Double> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDouble(r: Double): string {
@@ -7339,6 +9327,15 @@ export function readDyn(v: unknown, at: rt.At): Dyn {
   }
 }
 
+/** Reads a Dyn from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDynBin(b: rt.Bin): Dyn {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Dyn> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDyn(r: Dyn): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7367,6 +9364,15 @@ export function readDynamic(v: unknown, at: rt.At): Dynamic {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Dynamic from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDynamicBin(b: rt.Bin): Dynamic {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Dynamic> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeDynamic(r: Dynamic): string {
@@ -7399,6 +9405,15 @@ export function readElse(v: unknown, at: rt.At): Else {
   }
 }
 
+/** Reads a Else from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readElseBin(b: rt.Bin): Else {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Else> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeElse(r: Else): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7427,6 +9442,15 @@ export function readEnum(v: unknown, at: rt.At): Enum {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Enum from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEnumBin(b: rt.Bin): Enum {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Enum> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeEnum(r: Enum): string {
@@ -7459,6 +9483,15 @@ export function readEquals(v: unknown, at: rt.At): Equals {
   }
 }
 
+/** Reads a Equals from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEqualsBin(b: rt.Bin): Equals {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Equals> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEquals(r: Equals): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7487,6 +9520,15 @@ export function readEval(v: unknown, at: rt.At): Eval {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Eval from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEvalBin(b: rt.Bin): Eval {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Eval> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeEval(r: Eval): string {
@@ -7519,6 +9561,15 @@ export function readEvent(v: unknown, at: rt.At): Event {
   }
 }
 
+/** Reads a Event from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEventBin(b: rt.Bin): Event {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Event> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEvent(r: Event): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7547,6 +9598,15 @@ export function readExplicit(v: unknown, at: rt.At): Explicit {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Explicit from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExplicitBin(b: rt.Bin): Explicit {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Explicit> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeExplicit(r: Explicit): string {
@@ -7579,6 +9639,15 @@ export function readExport(v: unknown, at: rt.At): Export {
   }
 }
 
+/** Reads a Export from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExportBin(b: rt.Bin): Export {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Export> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExport(r: Export): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7607,6 +9676,15 @@ export function readExtends(v: unknown, at: rt.At): Extends {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Extends from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExtendsBin(b: rt.Bin): Extends {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extends> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeExtends(r: Extends): string {
@@ -7639,6 +9717,15 @@ export function readExtern(v: unknown, at: rt.At): Extern {
   }
 }
 
+/** Reads a Extern from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExternBin(b: rt.Bin): Extern {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extern> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExtern(r: Extern): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7667,6 +9754,15 @@ export function readF32(v: unknown, at: rt.At): F32 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a F32 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readF32Bin(b: rt.Bin): F32 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<F32> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeF32(r: F32): string {
@@ -7699,6 +9795,15 @@ export function readF64(v: unknown, at: rt.At): F64 {
   }
 }
 
+/** Reads a F64 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readF64Bin(b: rt.Bin): F64 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<F64> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeF64(r: F64): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7727,6 +9832,15 @@ export function readFalse(v: unknown, at: rt.At): False {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a False from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFalseBin(b: rt.Bin): False {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<False> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFalse(r: False): string {
@@ -7759,6 +9873,15 @@ export function readField(v: unknown, at: rt.At): Field {
   }
 }
 
+/** Reads a Field from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFieldBin(b: rt.Bin): Field {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Field> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeField(r: Field): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7787,6 +9910,15 @@ export function readFile(v: unknown, at: rt.At): File {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a File from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFileBin(b: rt.Bin): File {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<File> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFile(r: File): string {
@@ -7819,6 +9951,15 @@ export function readFinal(v: unknown, at: rt.At): Final {
   }
 }
 
+/** Reads a Final from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFinalBin(b: rt.Bin): Final {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Final> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFinal(r: Final): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7847,6 +9988,15 @@ export function readFinally(v: unknown, at: rt.At): Finally {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Finally from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFinallyBin(b: rt.Bin): Finally {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Finally> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFinally(r: Finally): string {
@@ -7879,6 +10029,15 @@ export function readFixed(v: unknown, at: rt.At): Fixed {
   }
 }
 
+/** Reads a Fixed from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFixedBin(b: rt.Bin): Fixed {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Fixed> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFixed(r: Fixed): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7907,6 +10066,15 @@ export function readFloat(v: unknown, at: rt.At): Float {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Float from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFloatBin(b: rt.Bin): Float {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Float> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFloat(r: Float): string {
@@ -7939,6 +10107,15 @@ export function readFn(v: unknown, at: rt.At): Fn {
   }
 }
 
+/** Reads a Fn from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFnBin(b: rt.Bin): Fn {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Fn> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFn(r: Fn): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -7967,6 +10144,15 @@ export function readFor(v: unknown, at: rt.At): For {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a For from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readForBin(b: rt.Bin): For {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<For> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFor(r: For): string {
@@ -7999,7 +10185,55 @@ export function readForeach(v: unknown, at: rt.At): Foreach {
   }
 }
 
+/** Reads a Foreach from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readForeachBin(b: rt.Bin): Foreach {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Foreach> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeForeach(r: Foreach): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named found.
+ */
+export interface Found {
+  readonly v: number;
+}
+
+const FIELDS_Found: readonly string[] = ["v"];
+
+export function readFound(v: unknown, at: rt.At): Found {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Found> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Found);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Found from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFoundBin(b: rt.Bin): Found {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Found> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeFound(r: Found): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -8027,6 +10261,15 @@ export function readFunction_(v: unknown, at: rt.At): Function_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Function_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFunction_Bin(b: rt.Bin): Function_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Function_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeFunction_(r: Function_): string {
@@ -8059,7 +10302,55 @@ export function readGen(v: unknown, at: rt.At): Gen {
   }
 }
 
+/** Reads a Gen from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGenBin(b: rt.Bin): Gen {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Gen> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGen(r: Gen): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named gentableRow.
+ */
+export interface GentableRow {
+  readonly v: number;
+}
+
+const FIELDS_GentableRow: readonly string[] = ["v"];
+
+export function readGentableRow(v: unknown, at: rt.At): GentableRow {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<GentableRow> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_GentableRow);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a GentableRow from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGentableRowBin(b: rt.Bin): GentableRow {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<GentableRow> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeGentableRow(r: GentableRow): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -8087,6 +10378,15 @@ export function readGet(v: unknown, at: rt.At): Get {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Get from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGetBin(b: rt.Bin): Get {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Get> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeGet(r: Get): string {
@@ -8119,6 +10419,15 @@ export function readGlobal(v: unknown, at: rt.At): Global {
   }
 }
 
+/** Reads a Global from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGlobalBin(b: rt.Bin): Global {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Global> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGlobal(r: Global): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8147,6 +10456,15 @@ export function readGlobalThis(v: unknown, at: rt.At): GlobalThis {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a GlobalThis from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGlobalThisBin(b: rt.Bin): GlobalThis {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<GlobalThis> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeGlobalThis(r: GlobalThis): string {
@@ -8179,6 +10497,15 @@ export function readGoto(v: unknown, at: rt.At): Goto {
   }
 }
 
+/** Reads a Goto from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGotoBin(b: rt.Bin): Goto {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Goto> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGoto(r: Goto): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8209,7 +10536,55 @@ export function readGroup(v: unknown, at: rt.At): Group {
   }
 }
 
+/** Reads a Group from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGroupBin(b: rt.Bin): Group {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Group> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGroup(r: Group): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named has.
+ */
+export interface Has {
+  readonly v: number;
+}
+
+const FIELDS_Has: readonly string[] = ["v"];
+
+export function readHas(v: unknown, at: rt.At): Has {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Has> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Has);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Has from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readHasBin(b: rt.Bin): Has {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Has> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeHas(r: Has): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -8237,6 +10612,15 @@ export function readHasOwnProperty(v: unknown, at: rt.At): HasOwnProperty {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a HasOwnProperty from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readHasOwnPropertyBin(b: rt.Bin): HasOwnProperty {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<HasOwnProperty> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeHasOwnProperty(r: HasOwnProperty): string {
@@ -8269,6 +10653,15 @@ export function readI128(v: unknown, at: rt.At): I128 {
   }
 }
 
+/** Reads a I128 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI128Bin(b: rt.Bin): I128 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I128> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI128(r: I128): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8297,6 +10690,15 @@ export function readI16(v: unknown, at: rt.At): I16 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a I16 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI16Bin(b: rt.Bin): I16 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I16> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeI16(r: I16): string {
@@ -8329,6 +10731,15 @@ export function readI32(v: unknown, at: rt.At): I32 {
   }
 }
 
+/** Reads a I32 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI32Bin(b: rt.Bin): I32 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I32> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI32(r: I32): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8357,6 +10768,15 @@ export function readI64(v: unknown, at: rt.At): I64 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a I64 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI64Bin(b: rt.Bin): I64 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I64> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeI64(r: I64): string {
@@ -8389,6 +10809,15 @@ export function readI8(v: unknown, at: rt.At): I8 {
   }
 }
 
+/** Reads a I8 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI8Bin(b: rt.Bin): I8 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I8> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI8(r: I8): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8417,6 +10846,15 @@ export function readIf(v: unknown, at: rt.At): If {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a If from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIfBin(b: rt.Bin): If {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<If> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeIf(r: If): string {
@@ -8449,6 +10887,15 @@ export function readImpl(v: unknown, at: rt.At): Impl {
   }
 }
 
+/** Reads a Impl from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImplBin(b: rt.Bin): Impl {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Impl> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeImpl(r: Impl): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8477,6 +10924,15 @@ export function readImplements(v: unknown, at: rt.At): Implements {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Implements from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImplementsBin(b: rt.Bin): Implements {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Implements> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeImplements(r: Implements): string {
@@ -8509,6 +10965,15 @@ export function readImplicit(v: unknown, at: rt.At): Implicit {
   }
 }
 
+/** Reads a Implicit from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImplicitBin(b: rt.Bin): Implicit {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Implicit> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeImplicit(r: Implicit): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8537,6 +11002,15 @@ export function readImport(v: unknown, at: rt.At): Import {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Import from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImportBin(b: rt.Bin): Import {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Import> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeImport(r: Import): string {
@@ -8569,6 +11043,15 @@ export function readIn(v: unknown, at: rt.At): In {
   }
 }
 
+/** Reads a In from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInBin(b: rt.Bin): In {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<In> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIn(r: In): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8597,6 +11080,15 @@ export function readInfer(v: unknown, at: rt.At): Infer {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Infer from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInferBin(b: rt.Bin): Infer {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Infer> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeInfer(r: Infer): string {
@@ -8629,6 +11121,15 @@ export function readInit(v: unknown, at: rt.At): Init {
   }
 }
 
+/** Reads a Init from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInitBin(b: rt.Bin): Init {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Init> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInit(r: Init): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8657,6 +11158,15 @@ export function readInstanceof(v: unknown, at: rt.At): Instanceof {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Instanceof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInstanceofBin(b: rt.Bin): Instanceof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Instanceof> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeInstanceof(r: Instanceof): string {
@@ -8689,6 +11199,15 @@ export function readInt(v: unknown, at: rt.At): Int {
   }
 }
 
+/** Reads a Int from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntBin(b: rt.Bin): Int {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Int> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInt(r: Int): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8717,6 +11236,15 @@ export function readInterface(v: unknown, at: rt.At): Interface {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Interface from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInterfaceBin(b: rt.Bin): Interface {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Interface> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeInterface(r: Interface): string {
@@ -8749,6 +11277,15 @@ export function readInternal(v: unknown, at: rt.At): Internal {
   }
 }
 
+/** Reads a Internal from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInternalBin(b: rt.Bin): Internal {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Internal> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInternal(r: Internal): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8777,6 +11314,15 @@ export function readIntrinsic(v: unknown, at: rt.At): Intrinsic {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Intrinsic from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntrinsicBin(b: rt.Bin): Intrinsic {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Intrinsic> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeIntrinsic(r: Intrinsic): string {
@@ -8809,6 +11355,15 @@ export function readIs(v: unknown, at: rt.At): Is {
   }
 }
 
+/** Reads a Is from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIsBin(b: rt.Bin): Is {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Is> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIs(r: Is): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8837,6 +11392,15 @@ export function readIsPrototypeOf(v: unknown, at: rt.At): IsPrototypeOf {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a IsPrototypeOf from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIsPrototypeOfBin(b: rt.Bin): IsPrototypeOf {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<IsPrototypeOf> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeIsPrototypeOf(r: IsPrototypeOf): string {
@@ -8869,6 +11433,15 @@ export function readIsize(v: unknown, at: rt.At): Isize {
   }
 }
 
+/** Reads a Isize from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIsizeBin(b: rt.Bin): Isize {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Isize> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIsize(r: Isize): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8899,7 +11472,55 @@ export function readJoin(v: unknown, at: rt.At): Join {
   }
 }
 
+/** Reads a Join from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readJoinBin(b: rt.Bin): Join {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Join> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeJoin(r: Join): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named key.
+ */
+export interface Key {
+  readonly v: number;
+}
+
+const FIELDS_Key: readonly string[] = ["v"];
+
+export function readKey(v: unknown, at: rt.At): Key {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Key> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Key);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Key from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readKeyBin(b: rt.Bin): Key {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Key> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeKey(r: Key): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -8927,6 +11548,15 @@ export function readKeyof(v: unknown, at: rt.At): Keyof {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Keyof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readKeyofBin(b: rt.Bin): Keyof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Keyof> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeKeyof(r: Keyof): string {
@@ -8959,6 +11589,15 @@ export function readLet(v: unknown, at: rt.At): Let {
   }
 }
 
+/** Reads a Let from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLetBin(b: rt.Bin): Let {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Let> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLet(r: Let): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -8989,7 +11628,55 @@ export function readLib(v: unknown, at: rt.At): Lib {
   }
 }
 
+/** Reads a Lib from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLibBin(b: rt.Bin): Lib {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lib> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLib(r: Lib): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named list.
+ */
+export interface List {
+  readonly v: number;
+}
+
+const FIELDS_List: readonly string[] = ["v"];
+
+export function readList(v: unknown, at: rt.At): List {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<List> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_List);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a List from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readListBin(b: rt.Bin): List {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<List> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeList(r: List): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -9017,6 +11704,15 @@ export function readLock(v: unknown, at: rt.At): Lock {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Lock from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLockBin(b: rt.Bin): Lock {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lock> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeLock(r: Lock): string {
@@ -9049,6 +11745,15 @@ export function readLong(v: unknown, at: rt.At): Long {
   }
 }
 
+/** Reads a Long from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLongBin(b: rt.Bin): Long {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Long> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLong(r: Long): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9077,6 +11782,15 @@ export function readLoop(v: unknown, at: rt.At): Loop {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Loop from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLoopBin(b: rt.Bin): Loop {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Loop> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeLoop(r: Loop): string {
@@ -9109,6 +11823,15 @@ export function readMacro(v: unknown, at: rt.At): Macro {
   }
 }
 
+/** Reads a Macro from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMacroBin(b: rt.Bin): Macro {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Macro> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMacro(r: Macro): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9137,6 +11860,15 @@ export function readMacroRules(v: unknown, at: rt.At): MacroRules {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a MacroRules from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMacroRulesBin(b: rt.Bin): MacroRules {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<MacroRules> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeMacroRules(r: MacroRules): string {
@@ -9169,6 +11901,15 @@ export function readMain(v: unknown, at: rt.At): Main {
   }
 }
 
+/** Reads a Main from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMainBin(b: rt.Bin): Main {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Main> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMain(r: Main): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9197,6 +11938,15 @@ export function readManaged(v: unknown, at: rt.At): Managed {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Managed from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readManagedBin(b: rt.Bin): Managed {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Managed> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeManaged(r: Managed): string {
@@ -9229,6 +11979,15 @@ export function readMatch(v: unknown, at: rt.At): Match {
   }
 }
 
+/** Reads a Match from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMatchBin(b: rt.Bin): Match {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Match> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMatch(r: Match): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9257,6 +12016,15 @@ export function readMod(v: unknown, at: rt.At): Mod {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Mod from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readModBin(b: rt.Bin): Mod {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Mod> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeMod(r: Mod): string {
@@ -9289,6 +12057,15 @@ export function readModule(v: unknown, at: rt.At): Module {
   }
 }
 
+/** Reads a Module from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readModuleBin(b: rt.Bin): Module {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Module> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeModule(r: Module): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9317,6 +12094,15 @@ export function readMove(v: unknown, at: rt.At): Move {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Move from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMoveBin(b: rt.Bin): Move {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Move> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeMove(r: Move): string {
@@ -9349,6 +12135,15 @@ export function readMut(v: unknown, at: rt.At): Mut {
   }
 }
 
+/** Reads a Mut from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMutBin(b: rt.Bin): Mut {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Mut> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMut(r: Mut): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9377,6 +12172,15 @@ export function readNameof(v: unknown, at: rt.At): Nameof {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Nameof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNameofBin(b: rt.Bin): Nameof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Nameof> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeNameof(r: Nameof): string {
@@ -9409,6 +12213,15 @@ export function readNamespace(v: unknown, at: rt.At): Namespace {
   }
 }
 
+/** Reads a Namespace from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNamespaceBin(b: rt.Bin): Namespace {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Namespace> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNamespace(r: Namespace): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9437,6 +12250,15 @@ export function readNever(v: unknown, at: rt.At): Never {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Never from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNeverBin(b: rt.Bin): Never {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Never> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeNever(r: Never): string {
@@ -9469,6 +12291,15 @@ export function readNew(v: unknown, at: rt.At): New {
   }
 }
 
+/** Reads a New from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNewBin(b: rt.Bin): New {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<New> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNew(r: New): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9497,6 +12328,15 @@ export function readNint(v: unknown, at: rt.At): Nint {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Nint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNintBin(b: rt.Bin): Nint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Nint> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeNint(r: Nint): string {
@@ -9529,6 +12369,15 @@ export function readNot(v: unknown, at: rt.At): Not {
   }
 }
 
+/** Reads a Not from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNotBin(b: rt.Bin): Not {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Not> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNot(r: Not): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9557,6 +12406,15 @@ export function readNuint(v: unknown, at: rt.At): Nuint {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Nuint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNuintBin(b: rt.Bin): Nuint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Nuint> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeNuint(r: Nuint): string {
@@ -9589,6 +12447,15 @@ export function readNull(v: unknown, at: rt.At): Null {
   }
 }
 
+/** Reads a Null from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNullBin(b: rt.Bin): Null {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Null> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNull(r: Null): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9617,6 +12484,15 @@ export function readNumber_(v: unknown, at: rt.At): Number_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Number_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNumber_Bin(b: rt.Bin): Number_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Number_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeNumber_(r: Number_): string {
@@ -9649,6 +12525,15 @@ export function readObject_(v: unknown, at: rt.At): Object_ {
   }
 }
 
+/** Reads a Object_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readObject_Bin(b: rt.Bin): Object_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Object_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeObject_(r: Object_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9677,6 +12562,15 @@ export function readOf(v: unknown, at: rt.At): Of {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Of from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOfBin(b: rt.Bin): Of {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Of> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeOf(r: Of): string {
@@ -9709,6 +12603,15 @@ export function readOn(v: unknown, at: rt.At): On {
   }
 }
 
+/** Reads a On from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOnBin(b: rt.Bin): On {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<On> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOn(r: On): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9737,6 +12640,15 @@ export function readOperator(v: unknown, at: rt.At): Operator {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Operator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOperatorBin(b: rt.Bin): Operator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Operator> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeOperator(r: Operator): string {
@@ -9769,6 +12681,15 @@ export function readOr(v: unknown, at: rt.At): Or {
   }
 }
 
+/** Reads a Or from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOrBin(b: rt.Bin): Or {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Or> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOr(r: Or): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9797,6 +12718,15 @@ export function readOrderby(v: unknown, at: rt.At): Orderby {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Orderby from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOrderbyBin(b: rt.Bin): Orderby {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Orderby> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeOrderby(r: Orderby): string {
@@ -9829,6 +12759,15 @@ export function readOut(v: unknown, at: rt.At): Out {
   }
 }
 
+/** Reads a Out from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOutBin(b: rt.Bin): Out {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Out> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOut(r: Out): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9857,6 +12796,15 @@ export function readOverride(v: unknown, at: rt.At): Override {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Override from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOverrideBin(b: rt.Bin): Override {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Override> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeOverride(r: Override): string {
@@ -9889,6 +12837,15 @@ export function readPackage(v: unknown, at: rt.At): Package {
   }
 }
 
+/** Reads a Package from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPackageBin(b: rt.Bin): Package {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Package> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePackage(r: Package): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -9917,6 +12874,15 @@ export function readParams(v: unknown, at: rt.At): Params {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Params from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readParamsBin(b: rt.Bin): Params {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Params> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeParams(r: Params): string {
@@ -9949,7 +12915,55 @@ export function readPartial_(v: unknown, at: rt.At): Partial_ {
   }
 }
 
+/** Reads a Partial_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartial_Bin(b: rt.Bin): Partial_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Partial_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePartial_(r: Partial_): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named parts.
+ */
+export interface Parts {
+  readonly v: number;
+}
+
+const FIELDS_Parts: readonly string[] = ["v"];
+
+export function readParts(v: unknown, at: rt.At): Parts {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Parts> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Parts);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Parts from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartsBin(b: rt.Bin): Parts {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Parts> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeParts(r: Parts): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -9977,6 +12991,15 @@ export function readPriv(v: unknown, at: rt.At): Priv {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Priv from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPrivBin(b: rt.Bin): Priv {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Priv> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writePriv(r: Priv): string {
@@ -10009,6 +13032,15 @@ export function readPrivate(v: unknown, at: rt.At): Private {
   }
 }
 
+/** Reads a Private from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPrivateBin(b: rt.Bin): Private {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Private> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePrivate(r: Private): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10037,6 +13069,15 @@ export function readProcMacro(v: unknown, at: rt.At): ProcMacro {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ProcMacro from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProcMacroBin(b: rt.Bin): ProcMacro {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ProcMacro> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeProcMacro(r: ProcMacro): string {
@@ -10069,6 +13110,15 @@ export function readProcess(v: unknown, at: rt.At): Process {
   }
 }
 
+/** Reads a Process from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProcessBin(b: rt.Bin): Process {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Process> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeProcess(r: Process): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10097,6 +13147,15 @@ export function readPropertyIsEnumerable(v: unknown, at: rt.At): PropertyIsEnume
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a PropertyIsEnumerable from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPropertyIsEnumerableBin(b: rt.Bin): PropertyIsEnumerable {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PropertyIsEnumerable> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writePropertyIsEnumerable(r: PropertyIsEnumerable): string {
@@ -10129,6 +13188,15 @@ export function readProtected(v: unknown, at: rt.At): Protected {
   }
 }
 
+/** Reads a Protected from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProtectedBin(b: rt.Bin): Protected {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Protected> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeProtected(r: Protected): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10157,6 +13225,15 @@ export function readPrototype(v: unknown, at: rt.At): Prototype {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Prototype from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPrototypeBin(b: rt.Bin): Prototype {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Prototype> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writePrototype(r: Prototype): string {
@@ -10189,6 +13266,15 @@ export function readPub(v: unknown, at: rt.At): Pub {
   }
 }
 
+/** Reads a Pub from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPubBin(b: rt.Bin): Pub {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Pub> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writePub(r: Pub): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10217,6 +13303,15 @@ export function readPublic(v: unknown, at: rt.At): Public {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Public from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPublicBin(b: rt.Bin): Public {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Public> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writePublic(r: Public): string {
@@ -10249,6 +13344,15 @@ export function readRaw(v: unknown, at: rt.At): Raw {
   }
 }
 
+/** Reads a Raw from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRawBin(b: rt.Bin): Raw {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Raw> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRaw(r: Raw): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10277,6 +13381,15 @@ export function readReadonly_(v: unknown, at: rt.At): Readonly_ {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Readonly_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonly_Bin(b: rt.Bin): Readonly_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Readonly_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeReadonly_(r: Readonly_): string {
@@ -10309,6 +13422,15 @@ export function readRecord_(v: unknown, at: rt.At): Record_ {
   }
 }
 
+/** Reads a Record_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRecord_Bin(b: rt.Bin): Record_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Record_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRecord_(r: Record_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10337,6 +13459,15 @@ export function readRef(v: unknown, at: rt.At): Ref {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Ref from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRefBin(b: rt.Bin): Ref {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ref> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeRef(r: Ref): string {
@@ -10369,6 +13500,15 @@ export function readRemove(v: unknown, at: rt.At): Remove {
   }
 }
 
+/** Reads a Remove from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRemoveBin(b: rt.Bin): Remove {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Remove> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRemove(r: Remove): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10397,6 +13537,15 @@ export function readRequire(v: unknown, at: rt.At): Require {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Require from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRequireBin(b: rt.Bin): Require {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Require> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeRequire(r: Require): string {
@@ -10429,6 +13578,15 @@ export function readRequired_(v: unknown, at: rt.At): Required_ {
   }
 }
 
+/** Reads a Required_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRequired_Bin(b: rt.Bin): Required_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Required_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRequired_(r: Required_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10459,7 +13617,94 @@ export function readReturn(v: unknown, at: rt.At): Return {
   }
 }
 
+/** Reads a Return from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReturnBin(b: rt.Bin): Return {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Return> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReturn(r: Return): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named row.
+ */
+export interface Row {
+  readonly v: number;
+}
+
+const FIELDS_Row: readonly string[] = ["v"];
+
+export function readRow(v: unknown, at: rt.At): Row {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Row> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Row);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Row from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRowBin(b: rt.Bin): Row {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Row> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeRow(r: Row): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named rows.
+ */
+export interface Rows {
+  readonly v: number;
+}
+
+const FIELDS_Rows: readonly string[] = ["v"];
+
+export function readRows(v: unknown, at: rt.At): Rows {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Rows> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Rows);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Rows from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRowsBin(b: rt.Bin): Rows {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Rows> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeRows(r: Rows): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -10487,6 +13732,15 @@ export function readSafe(v: unknown, at: rt.At): Safe {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Safe from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSafeBin(b: rt.Bin): Safe {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Safe> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSafe(r: Safe): string {
@@ -10519,6 +13773,15 @@ export function readSatisfies(v: unknown, at: rt.At): Satisfies {
   }
 }
 
+/** Reads a Satisfies from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSatisfiesBin(b: rt.Bin): Satisfies {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Satisfies> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSatisfies(r: Satisfies): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10547,6 +13810,15 @@ export function readSbyte(v: unknown, at: rt.At): Sbyte {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Sbyte from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSbyteBin(b: rt.Bin): Sbyte {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sbyte> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSbyte(r: Sbyte): string {
@@ -10579,6 +13851,15 @@ export function readScoped(v: unknown, at: rt.At): Scoped {
   }
 }
 
+/** Reads a Scoped from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readScopedBin(b: rt.Bin): Scoped {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Scoped> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeScoped(r: Scoped): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10607,6 +13888,15 @@ export function readSealed(v: unknown, at: rt.At): Sealed {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Sealed from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSealedBin(b: rt.Bin): Sealed {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sealed> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSealed(r: Sealed): string {
@@ -10639,6 +13929,15 @@ export function readSelect(v: unknown, at: rt.At): Select {
   }
 }
 
+/** Reads a Select from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSelectBin(b: rt.Bin): Select {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Select> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSelect(r: Select): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10667,6 +13966,15 @@ export function readSelf(v: unknown, at: rt.At): Self {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Self from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSelfBin(b: rt.Bin): Self {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Self> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSelf(r: Self): string {
@@ -10699,6 +14007,15 @@ export function readSet_(v: unknown, at: rt.At): Set_ {
   }
 }
 
+/** Reads a Set_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSet_Bin(b: rt.Bin): Set_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Set_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSet_(r: Set_): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10727,6 +14044,15 @@ export function readShort(v: unknown, at: rt.At): Short {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Short from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShortBin(b: rt.Bin): Short {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Short> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeShort(r: Short): string {
@@ -10759,6 +14085,15 @@ export function readSizeof(v: unknown, at: rt.At): Sizeof {
   }
 }
 
+/** Reads a Sizeof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSizeofBin(b: rt.Bin): Sizeof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sizeof> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSizeof(r: Sizeof): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10787,6 +14122,15 @@ export function readStackalloc(v: unknown, at: rt.At): Stackalloc {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Stackalloc from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStackallocBin(b: rt.Bin): Stackalloc {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Stackalloc> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeStackalloc(r: Stackalloc): string {
@@ -10819,6 +14163,15 @@ export function readStatic(v: unknown, at: rt.At): Static {
   }
 }
 
+/** Reads a Static from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStaticBin(b: rt.Bin): Static {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Static> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeStatic(r: Static): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10847,6 +14200,15 @@ export function readStd(v: unknown, at: rt.At): Std {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Std from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStdBin(b: rt.Bin): Std {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Std> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeStd(r: Std): string {
@@ -10879,6 +14241,15 @@ export function readStr(v: unknown, at: rt.At): Str {
   }
 }
 
+/** Reads a Str from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStrBin(b: rt.Bin): Str {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Str> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeStr(r: Str): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10907,6 +14278,15 @@ export function readStruct(v: unknown, at: rt.At): Struct {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Struct from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStructBin(b: rt.Bin): Struct {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Struct> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeStruct(r: Struct): string {
@@ -10939,6 +14319,15 @@ export function readSuper(v: unknown, at: rt.At): Super {
   }
 }
 
+/** Reads a Super from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSuperBin(b: rt.Bin): Super {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Super> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSuper(r: Super): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -10967,6 +14356,15 @@ export function readSwitch(v: unknown, at: rt.At): Switch {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Switch from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSwitchBin(b: rt.Bin): Switch {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Switch> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeSwitch(r: Switch): string {
@@ -10999,7 +14397,55 @@ export function readSymbol_(v: unknown, at: rt.At): Symbol_ {
   }
 }
 
+/** Reads a Symbol_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSymbol_Bin(b: rt.Bin): Symbol_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Symbol_> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSymbol_(r: Symbol_): string {
+  const out: string[] = [];
+  out.push("\"v\":" + rt.wNum(r.v));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A record named table.
+ */
+export interface Table {
+  readonly v: number;
+}
+
+const FIELDS_Table: readonly string[] = ["v"];
+
+export function readTable(v: unknown, at: rt.At): Table {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+    const r: rt.Mutable<Table> = {
+      v: x0 as number,
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Table);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+/** Reads a Table from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTableBin(b: rt.Bin): Table {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Table> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
+export function writeTable(r: Table): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
   return "{" + out.join(",") + "}";
@@ -11027,6 +14473,15 @@ export function readTest(v: unknown, at: rt.At): Test {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Test from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTestBin(b: rt.Bin): Test {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Test> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeTest(r: Test): string {
@@ -11059,6 +14514,15 @@ export function readThis(v: unknown, at: rt.At): This {
   }
 }
 
+/** Reads a This from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readThisBin(b: rt.Bin): This {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<This> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeThis(r: This): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11087,6 +14551,15 @@ export function readThrow(v: unknown, at: rt.At): Throw {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Throw from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readThrowBin(b: rt.Bin): Throw {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Throw> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeThrow(r: Throw): string {
@@ -11119,6 +14592,15 @@ export function readToLocaleString(v: unknown, at: rt.At): ToLocaleString {
   }
 }
 
+/** Reads a ToLocaleString from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readToLocaleStringBin(b: rt.Bin): ToLocaleString {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ToLocaleString> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeToLocaleString(r: ToLocaleString): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11147,6 +14629,15 @@ export function readTrait(v: unknown, at: rt.At): Trait {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Trait from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTraitBin(b: rt.Bin): Trait {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Trait> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeTrait(r: Trait): string {
@@ -11179,6 +14670,15 @@ export function readTrue(v: unknown, at: rt.At): True {
   }
 }
 
+/** Reads a True from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTrueBin(b: rt.Bin): True {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<True> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTrue(r: True): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11207,6 +14707,15 @@ export function readTry(v: unknown, at: rt.At): Try {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Try from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTryBin(b: rt.Bin): Try {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Try> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeTry(r: Try): string {
@@ -11239,6 +14748,15 @@ export function readType(v: unknown, at: rt.At): Type {
   }
 }
 
+/** Reads a Type from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTypeBin(b: rt.Bin): Type {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Type> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeType(r: Type): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11267,6 +14785,15 @@ export function readTypeof(v: unknown, at: rt.At): Typeof {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Typeof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTypeofBin(b: rt.Bin): Typeof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Typeof> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeTypeof(r: Typeof): string {
@@ -11299,6 +14826,15 @@ export function readU128(v: unknown, at: rt.At): U128 {
   }
 }
 
+/** Reads a U128 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU128Bin(b: rt.Bin): U128 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U128> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU128(r: U128): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11327,6 +14863,15 @@ export function readU16(v: unknown, at: rt.At): U16 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a U16 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU16Bin(b: rt.Bin): U16 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U16> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeU16(r: U16): string {
@@ -11359,6 +14904,15 @@ export function readU32(v: unknown, at: rt.At): U32 {
   }
 }
 
+/** Reads a U32 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU32Bin(b: rt.Bin): U32 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U32> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU32(r: U32): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11387,6 +14941,15 @@ export function readU64(v: unknown, at: rt.At): U64 {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a U64 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU64Bin(b: rt.Bin): U64 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U64> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeU64(r: U64): string {
@@ -11419,6 +14982,15 @@ export function readU8(v: unknown, at: rt.At): U8 {
   }
 }
 
+/** Reads a U8 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU8Bin(b: rt.Bin): U8 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U8> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU8(r: U8): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11447,6 +15019,15 @@ export function readUint(v: unknown, at: rt.At): Uint {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Uint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUintBin(b: rt.Bin): Uint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Uint> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUint(r: Uint): string {
@@ -11479,6 +15060,15 @@ export function readUlong(v: unknown, at: rt.At): Ulong {
   }
 }
 
+/** Reads a Ulong from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUlongBin(b: rt.Bin): Ulong {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ulong> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUlong(r: Ulong): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11507,6 +15097,15 @@ export function readUnchecked(v: unknown, at: rt.At): Unchecked {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Unchecked from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUncheckedBin(b: rt.Bin): Unchecked {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unchecked> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUnchecked(r: Unchecked): string {
@@ -11539,6 +15138,15 @@ export function readUndefined(v: unknown, at: rt.At): Undefined {
   }
 }
 
+/** Reads a Undefined from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUndefinedBin(b: rt.Bin): Undefined {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Undefined> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUndefined(r: Undefined): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11567,6 +15175,15 @@ export function readUnion(v: unknown, at: rt.At): Union {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Union from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnionBin(b: rt.Bin): Union {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Union> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUnion(r: Union): string {
@@ -11599,6 +15216,15 @@ export function readUnique(v: unknown, at: rt.At): Unique {
   }
 }
 
+/** Reads a Unique from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUniqueBin(b: rt.Bin): Unique {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unique> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnique(r: Unique): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11627,6 +15253,15 @@ export function readUnknown(v: unknown, at: rt.At): Unknown {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Unknown from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnknownBin(b: rt.Bin): Unknown {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unknown> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUnknown(r: Unknown): string {
@@ -11659,6 +15294,15 @@ export function readUnmanaged(v: unknown, at: rt.At): Unmanaged {
   }
 }
 
+/** Reads a Unmanaged from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnmanagedBin(b: rt.Bin): Unmanaged {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unmanaged> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnmanaged(r: Unmanaged): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11687,6 +15331,15 @@ export function readUnsafe(v: unknown, at: rt.At): Unsafe {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Unsafe from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnsafeBin(b: rt.Bin): Unsafe {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unsafe> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUnsafe(r: Unsafe): string {
@@ -11719,6 +15372,15 @@ export function readUnsized(v: unknown, at: rt.At): Unsized {
   }
 }
 
+/** Reads a Unsized from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnsizedBin(b: rt.Bin): Unsized {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unsized> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnsized(r: Unsized): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11747,6 +15409,15 @@ export function readUse(v: unknown, at: rt.At): Use {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Use from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUseBin(b: rt.Bin): Use {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Use> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUse(r: Use): string {
@@ -11779,6 +15450,15 @@ export function readUshort(v: unknown, at: rt.At): Ushort {
   }
 }
 
+/** Reads a Ushort from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUshortBin(b: rt.Bin): Ushort {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ushort> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUshort(r: Ushort): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11807,6 +15487,15 @@ export function readUsing(v: unknown, at: rt.At): Using {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Using from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUsingBin(b: rt.Bin): Using {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Using> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeUsing(r: Using): string {
@@ -11839,6 +15528,15 @@ export function readUsize(v: unknown, at: rt.At): Usize {
   }
 }
 
+/** Reads a Usize from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUsizeBin(b: rt.Bin): Usize {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Usize> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUsize(r: Usize): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11867,6 +15565,15 @@ export function readValue(v: unknown, at: rt.At): Value {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Value from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readValueBin(b: rt.Bin): Value {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Value> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeValue(r: Value): string {
@@ -11899,6 +15606,15 @@ export function readValueOf(v: unknown, at: rt.At): ValueOf {
   }
 }
 
+/** Reads a ValueOf from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readValueOfBin(b: rt.Bin): ValueOf {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ValueOf> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeValueOf(r: ValueOf): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11927,6 +15643,15 @@ export function readVar(v: unknown, at: rt.At): Var {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Var from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVarBin(b: rt.Bin): Var {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Var> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeVar(r: Var): string {
@@ -11959,6 +15684,15 @@ export function readVirtual(v: unknown, at: rt.At): Virtual {
   }
 }
 
+/** Reads a Virtual from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVirtualBin(b: rt.Bin): Virtual {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Virtual> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVirtual(r: Virtual): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -11987,6 +15721,15 @@ export function readVoid(v: unknown, at: rt.At): Void {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a Void from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVoidBin(b: rt.Bin): Void {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Void> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeVoid(r: Void): string {
@@ -12019,6 +15762,15 @@ export function readVolatile(v: unknown, at: rt.At): Volatile {
   }
 }
 
+/** Reads a Volatile from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVolatileBin(b: rt.Bin): Volatile {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Volatile> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVolatile(r: Volatile): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -12047,6 +15799,15 @@ export function readWhen(v: unknown, at: rt.At): When {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a When from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWhenBin(b: rt.Bin): When {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<When> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeWhen(r: When): string {
@@ -12079,6 +15840,15 @@ export function readWhere(v: unknown, at: rt.At): Where {
   }
 }
 
+/** Reads a Where from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWhereBin(b: rt.Bin): Where {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Where> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWhere(r: Where): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -12107,6 +15877,15 @@ export function readWhile(v: unknown, at: rt.At): While {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a While from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWhileBin(b: rt.Bin): While {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<While> = {
+    v: x0,
+  };
+  return Object.freeze(r);
 }
 
 export function writeWhile(r: While): string {
@@ -12139,6 +15918,15 @@ export function readWith(v: unknown, at: rt.At): With {
   }
 }
 
+/** Reads a With from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWithBin(b: rt.Bin): With {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<With> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWith(r: With): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -12169,6 +15957,15 @@ export function readYield(v: unknown, at: rt.At): Yield {
   }
 }
 
+/** Reads a Yield from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readYieldBin(b: rt.Bin): Yield {
+  const x0 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Yield> = {
+    v: x0,
+  };
+  return Object.freeze(r);
+}
+
 export function writeYield(r: Yield): string {
   const out: string[] = [];
   out.push("\"v\":" + rt.wNum(r.v));
@@ -12178,7 +15975,7 @@ export function writeYield(r: Yield): string {
 /**
  * Every reserved name as a kind.
  */
-export type Choice = ChoiceAs | ChoiceBreak | ChoiceConst | ChoiceContinue | ChoiceCrate | ChoiceElse | ChoiceEnum | ChoiceExtern | ChoiceFalse | ChoiceFn | ChoiceFor | ChoiceIf | ChoiceImpl | ChoiceIn | ChoiceLet | ChoiceLoop | ChoiceMatch | ChoiceMod | ChoiceMove | ChoiceMut | ChoicePub | ChoiceRef | ChoiceReturn | ChoiceSelf | ChoiceStatic | ChoiceStruct | ChoiceSuper | ChoiceTrait | ChoiceTrue | ChoiceType | ChoiceUnsafe | ChoiceUse | ChoiceWhere | ChoiceWhile | ChoiceAsync | ChoiceAwait | ChoiceDyn | ChoiceAbstract | ChoiceBecome | ChoiceBox | ChoiceDo | ChoiceFinal | ChoiceMacro | ChoiceOverride | ChoicePriv | ChoiceTypeof | ChoiceUnsized | ChoiceVirtual | ChoiceYield | ChoiceTry | ChoiceGen | ChoiceUnion | ChoiceMacroRules | ChoiceRaw | ChoiceSafe | ChoiceOption | ChoiceSome | ChoiceNone | ChoiceResult | ChoiceOk | ChoiceErr | ChoiceVec | ChoiceString_ | ChoiceToString | ChoiceToOwned | ChoiceClone | ChoiceCopy | ChoiceSend | ChoiceSync | ChoiceSized | ChoiceUnpin | ChoiceDrop | ChoiceFnMut | ChoiceFnOnce | ChoiceIterator_ | ChoiceIntoIterator | ChoiceDoubleEndedIterator | ChoiceExactSizeIterator | ChoiceExtend | ChoiceDefault | ChoiceEq | ChoicePartialEq | ChoiceOrd | ChoicePartialOrd | ChoiceAsRef | ChoiceAsMut | ChoiceInto | ChoiceFrom | ChoiceTryFrom | ChoiceTryInto | ChoiceFromIterator | ChoiceDebug | ChoiceHash | ChoiceDisplay | ChoiceLib | ChoiceMain | ChoiceCore | ChoiceStd | ChoiceAlloc | ChoiceProcMacro | ChoiceTest | ChoiceBool | ChoiceChar | ChoiceStr | ChoiceI8 | ChoiceI16 | ChoiceI32 | ChoiceI64 | ChoiceI128 | ChoiceIsize | ChoiceU8 | ChoiceU16 | ChoiceU32 | ChoiceU64 | ChoiceU128 | ChoiceUsize | ChoiceF32 | ChoiceF64 | ChoiceBase | ChoiceByte | ChoiceCase | ChoiceCatch | ChoiceChecked | ChoiceClass | ChoiceDecimal | ChoiceDelegate | ChoiceDouble | ChoiceEvent | ChoiceExplicit | ChoiceFinally | ChoiceFixed | ChoiceFloat | ChoiceForeach | ChoiceGoto | ChoiceImplicit | ChoiceInt | ChoiceInterface | ChoiceInternal | ChoiceIs | ChoiceLock | ChoiceLong | ChoiceNamespace | ChoiceNew | ChoiceNull | ChoiceObject_ | ChoiceOperator | ChoiceOut | ChoiceParams | ChoicePrivate | ChoiceProtected | ChoicePublic | ChoiceReadonly_ | ChoiceSbyte | ChoiceSealed | ChoiceShort | ChoiceSizeof | ChoiceStackalloc | ChoiceSwitch | ChoiceThis | ChoiceThrow | ChoiceUint | ChoiceUlong | ChoiceUnchecked | ChoiceUshort | ChoiceUsing | ChoiceVoid | ChoiceVolatile | ChoiceAdd | ChoiceAlias | ChoiceAscending | ChoiceBy | ChoiceDescending | ChoiceDynamic | ChoiceEquals | ChoiceGet | ChoiceGlobal | ChoiceGroup | ChoiceJoin | ChoiceNameof | ChoiceOn | ChoiceOrderby | ChoicePartial_ | ChoiceRemove | ChoiceSelect | ChoiceSet_ | ChoiceUnmanaged | ChoiceValue | ChoiceVar | ChoiceWhen | ChoiceRecord_ | ChoiceInit | ChoiceWith | ChoiceAnd | ChoiceOr | ChoiceNot | ChoiceNint | ChoiceNuint | ChoiceManaged | ChoiceRequired_ | ChoiceFile | ChoiceScoped | ChoiceField | ChoiceGetHashCode | ChoiceGetType | ChoiceFinalize | ChoiceMemberwiseClone | ChoiceReferenceEquals | ChoiceDebugger | ChoiceDelete | ChoiceExport | ChoiceExtends | ChoiceFunction_ | ChoiceImport | ChoiceInstanceof | ChoiceImplements | ChoicePackage | ChoiceAny | ChoiceBoolean_ | ChoiceConstructor | ChoiceDeclare | ChoiceModule | ChoiceRequire | ChoiceNumber_ | ChoiceSymbol_ | ChoiceOf | ChoiceBigint | ChoiceUndefined | ChoiceNever | ChoiceUnknown | ChoiceKeyof | ChoiceInfer | ChoiceUnique | ChoiceAccessor | ChoiceAsserts | ChoiceAssert | ChoiceIntrinsic | ChoiceSatisfies | ChoiceArguments | ChoiceEval | ChoiceProto | ChoicePrototype | ChoiceToLocaleString | ChoiceValueOf | ChoiceHasOwnProperty | ChoiceIsPrototypeOf | ChoicePropertyIsEnumerable | ChoiceArray_ | ChoiceArrayBuffer_ | ChoiceArrayLike_ | ChoiceBigInt_ | ChoiceBuffer_ | ChoiceDataView_ | ChoiceDate_ | ChoiceError_ | ChoiceEvalError_ | ChoiceExclude_ | ChoiceExtract_ | ChoiceInfinity_ | ChoiceInstanceType_ | ChoiceIntl_ | ChoiceIterable_ | ChoiceIterableIterator_ | ChoiceJson | ChoiceMap_ | ChoiceMath_ | ChoiceNaN_ | ChoiceNonNullable_ | ChoiceOmit_ | ChoiceParameters_ | ChoicePick_ | ChoicePromise_ | ChoicePropertyKey_ | ChoiceProxy_ | ChoiceRangeError_ | ChoiceReadonlyArray_ | ChoiceReadonlyMap_ | ChoiceReadonlySet_ | ChoiceReflect_ | ChoiceRegExp_ | ChoiceReturnType_ | ChoiceSyntaxError_ | ChoiceTextDecoder_ | ChoiceTextEncoder_ | ChoiceTypeError_ | ChoiceUriError | ChoiceUrl | ChoiceUint8array | ChoiceWeakMap_ | ChoiceWeakSet_ | ChoiceConsole | ChoiceGlobalThis | ChoiceProcess | ChoiceCon | ChoicePrn | ChoiceAux | ChoiceNul | ChoiceCom0 | ChoiceCom1 | ChoiceCom2 | ChoiceCom3 | ChoiceCom4 | ChoiceCom5 | ChoiceCom6 | ChoiceCom7 | ChoiceCom8 | ChoiceCom9 | ChoiceComU00b9 | ChoiceComU00b2 | ChoiceComU00b3 | ChoiceLpt0 | ChoiceLpt1 | ChoiceLpt2 | ChoiceLpt3 | ChoiceLpt4 | ChoiceLpt5 | ChoiceLpt6 | ChoiceLpt7 | ChoiceLpt8 | ChoiceLpt9 | ChoiceLptU00b9 | ChoiceLptU00b2 | ChoiceLptU00b3 | ChoiceConinU0024 | ChoiceConoutU0024 | ChoiceClockU0024;
+export type Choice = ChoiceAs | ChoiceBreak | ChoiceConst | ChoiceContinue | ChoiceCrate | ChoiceElse | ChoiceEnum | ChoiceExtern | ChoiceFalse | ChoiceFn | ChoiceFor | ChoiceIf | ChoiceImpl | ChoiceIn | ChoiceLet | ChoiceLoop | ChoiceMatch | ChoiceMod | ChoiceMove | ChoiceMut | ChoicePub | ChoiceRef | ChoiceReturn | ChoiceSelf | ChoiceStatic | ChoiceStruct | ChoiceSuper | ChoiceTrait | ChoiceTrue | ChoiceType | ChoiceUnsafe | ChoiceUse | ChoiceWhere | ChoiceWhile | ChoiceAsync | ChoiceAwait | ChoiceDyn | ChoiceAbstract | ChoiceBecome | ChoiceBox | ChoiceDo | ChoiceFinal | ChoiceMacro | ChoiceOverride | ChoicePriv | ChoiceTypeof | ChoiceUnsized | ChoiceVirtual | ChoiceYield | ChoiceTry | ChoiceGen | ChoiceUnion | ChoiceMacroRules | ChoiceRaw | ChoiceSafe | ChoiceOption | ChoiceSome | ChoiceNone | ChoiceResult | ChoiceOk | ChoiceErr | ChoiceVec | ChoiceString_ | ChoiceToString | ChoiceToOwned | ChoiceClone | ChoiceCopy | ChoiceSend | ChoiceSync | ChoiceSized | ChoiceUnpin | ChoiceDrop | ChoiceFnMut | ChoiceFnOnce | ChoiceIterator_ | ChoiceIntoIterator | ChoiceDoubleEndedIterator | ChoiceExactSizeIterator | ChoiceExtend | ChoiceDefault | ChoiceEq | ChoicePartialEq | ChoiceOrd | ChoicePartialOrd | ChoiceAsRef | ChoiceAsMut | ChoiceInto | ChoiceFrom | ChoiceTryFrom | ChoiceTryInto | ChoiceFromIterator | ChoiceDebug | ChoiceHash | ChoiceDisplay | ChoiceLib | ChoiceMain | ChoiceCore | ChoiceStd | ChoiceAlloc | ChoiceProcMacro | ChoiceTest | ChoiceBool | ChoiceChar | ChoiceStr | ChoiceI8 | ChoiceI16 | ChoiceI32 | ChoiceI64 | ChoiceI128 | ChoiceIsize | ChoiceU8 | ChoiceU16 | ChoiceU32 | ChoiceU64 | ChoiceU128 | ChoiceUsize | ChoiceF32 | ChoiceF64 | ChoiceBase | ChoiceByte | ChoiceCase | ChoiceCatch | ChoiceChecked | ChoiceClass | ChoiceDecimal | ChoiceDelegate | ChoiceDouble | ChoiceEvent | ChoiceExplicit | ChoiceFinally | ChoiceFixed | ChoiceFloat | ChoiceForeach | ChoiceGoto | ChoiceImplicit | ChoiceInt | ChoiceInterface | ChoiceInternal | ChoiceIs | ChoiceLock | ChoiceLong | ChoiceNamespace | ChoiceNew | ChoiceNull | ChoiceObject_ | ChoiceOperator | ChoiceOut | ChoiceParams | ChoicePrivate | ChoiceProtected | ChoicePublic | ChoiceReadonly_ | ChoiceSbyte | ChoiceSealed | ChoiceShort | ChoiceSizeof | ChoiceStackalloc | ChoiceSwitch | ChoiceThis | ChoiceThrow | ChoiceUint | ChoiceUlong | ChoiceUnchecked | ChoiceUshort | ChoiceUsing | ChoiceVoid | ChoiceVolatile | ChoiceAdd | ChoiceAlias | ChoiceAscending | ChoiceBy | ChoiceDescending | ChoiceDynamic | ChoiceEquals | ChoiceGet | ChoiceGlobal | ChoiceGroup | ChoiceJoin | ChoiceNameof | ChoiceOn | ChoiceOrderby | ChoicePartial_ | ChoiceRemove | ChoiceSelect | ChoiceSet_ | ChoiceUnmanaged | ChoiceValue | ChoiceVar | ChoiceWhen | ChoiceRecord_ | ChoiceInit | ChoiceWith | ChoiceAnd | ChoiceOr | ChoiceNot | ChoiceNint | ChoiceNuint | ChoiceManaged | ChoiceRequired_ | ChoiceFile | ChoiceScoped | ChoiceField | ChoiceGetHashCode | ChoiceGetType | ChoiceFinalize | ChoiceMemberwiseClone | ChoiceReferenceEquals | ChoiceDebugger | ChoiceDelete | ChoiceExport | ChoiceExtends | ChoiceFunction_ | ChoiceImport | ChoiceInstanceof | ChoiceImplements | ChoicePackage | ChoiceAny | ChoiceBoolean_ | ChoiceConstructor | ChoiceDeclare | ChoiceModule | ChoiceRequire | ChoiceNumber_ | ChoiceSymbol_ | ChoiceOf | ChoiceBigint | ChoiceUndefined | ChoiceNever | ChoiceUnknown | ChoiceKeyof | ChoiceInfer | ChoiceUnique | ChoiceAccessor | ChoiceAsserts | ChoiceAssert | ChoiceIntrinsic | ChoiceSatisfies | ChoiceArguments | ChoiceEval | ChoiceProto | ChoicePrototype | ChoiceToLocaleString | ChoiceValueOf | ChoiceHasOwnProperty | ChoiceIsPrototypeOf | ChoicePropertyIsEnumerable | ChoiceArray_ | ChoiceArrayBuffer_ | ChoiceArrayLike_ | ChoiceBigInt_ | ChoiceBuffer_ | ChoiceDataView_ | ChoiceDate_ | ChoiceError_ | ChoiceEvalError_ | ChoiceExclude_ | ChoiceExtract_ | ChoiceInfinity_ | ChoiceInstanceType_ | ChoiceIntl_ | ChoiceIterable_ | ChoiceIterableIterator_ | ChoiceJson | ChoiceMap_ | ChoiceMath_ | ChoiceNaN_ | ChoiceNonNullable_ | ChoiceOmit_ | ChoiceParameters_ | ChoicePick_ | ChoicePromise_ | ChoicePropertyKey_ | ChoiceProxy_ | ChoiceRangeError_ | ChoiceReadonlyArray_ | ChoiceReadonlyMap_ | ChoiceReadonlySet_ | ChoiceReflect_ | ChoiceRegExp_ | ChoiceReturnType_ | ChoiceSyntaxError_ | ChoiceTextDecoder_ | ChoiceTextEncoder_ | ChoiceTypeError_ | ChoiceUriError | ChoiceUrl | ChoiceUint8array | ChoiceWeakMap_ | ChoiceWeakSet_ | ChoiceConsole | ChoiceGlobalThis | ChoiceProcess | ChoiceCon | ChoicePrn | ChoiceAux | ChoiceNul | ChoiceCom0 | ChoiceCom1 | ChoiceCom2 | ChoiceCom3 | ChoiceCom4 | ChoiceCom5 | ChoiceCom6 | ChoiceCom7 | ChoiceCom8 | ChoiceCom9 | ChoiceComU00b9 | ChoiceComU00b2 | ChoiceComU00b3 | ChoiceLpt0 | ChoiceLpt1 | ChoiceLpt2 | ChoiceLpt3 | ChoiceLpt4 | ChoiceLpt5 | ChoiceLpt6 | ChoiceLpt7 | ChoiceLpt8 | ChoiceLpt9 | ChoiceLptU00b9 | ChoiceLptU00b2 | ChoiceLptU00b3 | ChoiceConinU0024 | ChoiceConoutU0024 | ChoiceClockU0024 | ChoiceHas | ChoiceRow | ChoiceFound | ChoiceCandidate | ChoiceList | ChoiceGentableRow | ChoiceRows | ChoiceTable | ChoiceKey | ChoiceParts | ChoiceAt;
 
 export interface ChoiceAs {
   readonly kind: "as";
@@ -14455,8 +18252,85 @@ export interface ChoiceClockU0024 {
 
 const FIELDS_ChoiceClockU0024: readonly string[] = ["kind", "v"];
 
+export interface ChoiceHas {
+  readonly kind: "has";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceHas: readonly string[] = ["kind", "v"];
+
+export interface ChoiceRow {
+  readonly kind: "row";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceRow: readonly string[] = ["kind", "v"];
+
+export interface ChoiceFound {
+  readonly kind: "found";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceFound: readonly string[] = ["kind", "v"];
+
+export interface ChoiceCandidate {
+  readonly kind: "candidate";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceCandidate: readonly string[] = ["kind", "v"];
+
+export interface ChoiceList {
+  readonly kind: "list";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceList: readonly string[] = ["kind", "v"];
+
+export interface ChoiceGentableRow {
+  readonly kind: "gentableRow";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceGentableRow: readonly string[] = ["kind", "v"];
+
+export interface ChoiceRows {
+  readonly kind: "rows";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceRows: readonly string[] = ["kind", "v"];
+
+export interface ChoiceTable {
+  readonly kind: "table";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceTable: readonly string[] = ["kind", "v"];
+
+export interface ChoiceKey {
+  readonly kind: "key";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceKey: readonly string[] = ["kind", "v"];
+
+export interface ChoiceParts {
+  readonly kind: "parts";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceParts: readonly string[] = ["kind", "v"];
+
+export interface ChoiceAt {
+  readonly kind: "at";
+  readonly v?: number;
+}
+
+const FIELDS_ChoiceAt: readonly string[] = ["kind", "v"];
+
 export function readChoice(v: unknown, at: rt.At): Choice {
-  if (!rt.isObject(v)) return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$", v);
+  if (!rt.isObject(v)) return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at", v);
   const o = v;
   try {
     switch (o["kind"]) {
@@ -19010,11 +22884,2860 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceClockU0024);
         return Object.freeze(r);
       }
+      case "has": {
+        const r: rt.Mutable<ChoiceHas> = {
+          kind: "has",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceHas);
+        return Object.freeze(r);
+      }
+      case "row": {
+        const r: rt.Mutable<ChoiceRow> = {
+          kind: "row",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRow);
+        return Object.freeze(r);
+      }
+      case "found": {
+        const r: rt.Mutable<ChoiceFound> = {
+          kind: "found",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFound);
+        return Object.freeze(r);
+      }
+      case "candidate": {
+        const r: rt.Mutable<ChoiceCandidate> = {
+          kind: "candidate",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCandidate);
+        return Object.freeze(r);
+      }
+      case "list": {
+        const r: rt.Mutable<ChoiceList> = {
+          kind: "list",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceList);
+        return Object.freeze(r);
+      }
+      case "gentableRow": {
+        const r: rt.Mutable<ChoiceGentableRow> = {
+          kind: "gentableRow",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGentableRow);
+        return Object.freeze(r);
+      }
+      case "rows": {
+        const r: rt.Mutable<ChoiceRows> = {
+          kind: "rows",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRows);
+        return Object.freeze(r);
+      }
+      case "table": {
+        const r: rt.Mutable<ChoiceTable> = {
+          kind: "table",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTable);
+        return Object.freeze(r);
+      }
+      case "key": {
+        const r: rt.Mutable<ChoiceKey> = {
+          kind: "key",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceKey);
+        return Object.freeze(r);
+      }
+      case "parts": {
+        const r: rt.Mutable<ChoiceParts> = {
+          kind: "parts",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceParts);
+        return Object.freeze(r);
+      }
+      case "at": {
+        const r: rt.Mutable<ChoiceAt> = {
+          kind: "at",
+        };
+        let n = 1;
+        const x0 = o["v"];
+        if (x0 !== undefined) {
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAt);
+        return Object.freeze(r);
+      }
     }
   } catch (e) {
     throw rt.within(e, at);
   }
-  return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$", v);
+  return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at", v);
+}
+
+export function readChoiceBin(b: rt.Bin): Choice {
+  switch (b.index(336, "Choice")) {
+    case 0: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAs> = {
+        kind: "as",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 1: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBreak> = {
+        kind: "break",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 2: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceConst> = {
+        kind: "const",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 3: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceContinue> = {
+        kind: "continue",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 4: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCrate> = {
+        kind: "crate",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 5: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceElse> = {
+        kind: "else",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 6: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceEnum> = {
+        kind: "enum",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 7: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExtern> = {
+        kind: "extern",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 8: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFalse> = {
+        kind: "false",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 9: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFn> = {
+        kind: "fn",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 10: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFor> = {
+        kind: "for",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 11: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIf> = {
+        kind: "if",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 12: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceImpl> = {
+        kind: "impl",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 13: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIn> = {
+        kind: "in",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 14: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLet> = {
+        kind: "let",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 15: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLoop> = {
+        kind: "loop",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 16: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMatch> = {
+        kind: "match",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 17: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMod> = {
+        kind: "mod",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 18: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMove> = {
+        kind: "move",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 19: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMut> = {
+        kind: "mut",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 20: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePub> = {
+        kind: "pub",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 21: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRef> = {
+        kind: "ref",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 22: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReturn> = {
+        kind: "return",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 23: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSelf> = {
+        kind: "self",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 24: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceStatic> = {
+        kind: "static",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 25: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceStruct> = {
+        kind: "struct",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 26: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSuper> = {
+        kind: "super",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 27: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTrait> = {
+        kind: "trait",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 28: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTrue> = {
+        kind: "true",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 29: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceType> = {
+        kind: "type",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 30: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnsafe> = {
+        kind: "unsafe",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 31: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUse> = {
+        kind: "use",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 32: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceWhere> = {
+        kind: "where",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 33: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceWhile> = {
+        kind: "while",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 34: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAsync> = {
+        kind: "async",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 35: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAwait> = {
+        kind: "await",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 36: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDyn> = {
+        kind: "dyn",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 37: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAbstract> = {
+        kind: "abstract",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 38: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBecome> = {
+        kind: "become",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 39: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBox> = {
+        kind: "box",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 40: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDo> = {
+        kind: "do",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 41: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFinal> = {
+        kind: "final",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 42: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMacro> = {
+        kind: "macro",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 43: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOverride> = {
+        kind: "override",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 44: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePriv> = {
+        kind: "priv",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 45: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTypeof> = {
+        kind: "typeof",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 46: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnsized> = {
+        kind: "unsized",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 47: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceVirtual> = {
+        kind: "virtual",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 48: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceYield> = {
+        kind: "yield",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 49: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTry> = {
+        kind: "try",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 50: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGen> = {
+        kind: "gen",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 51: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnion> = {
+        kind: "union",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 52: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMacroRules> = {
+        kind: "macro_rules",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 53: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRaw> = {
+        kind: "raw",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 54: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSafe> = {
+        kind: "safe",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 55: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOption> = {
+        kind: "Option",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 56: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSome> = {
+        kind: "Some",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 57: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNone> = {
+        kind: "None",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 58: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceResult> = {
+        kind: "Result",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 59: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOk> = {
+        kind: "Ok",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 60: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceErr> = {
+        kind: "Err",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 61: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceVec> = {
+        kind: "Vec",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 62: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceString_> = {
+        kind: "String",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 63: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceToString> = {
+        kind: "ToString",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 64: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceToOwned> = {
+        kind: "ToOwned",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 65: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceClone> = {
+        kind: "Clone",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 66: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCopy> = {
+        kind: "Copy",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 67: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSend> = {
+        kind: "Send",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 68: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSync> = {
+        kind: "Sync",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 69: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSized> = {
+        kind: "Sized",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 70: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnpin> = {
+        kind: "Unpin",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 71: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDrop> = {
+        kind: "Drop",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 72: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFnMut> = {
+        kind: "FnMut",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 73: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFnOnce> = {
+        kind: "FnOnce",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 74: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIterator_> = {
+        kind: "Iterator",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 75: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIntoIterator> = {
+        kind: "IntoIterator",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 76: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDoubleEndedIterator> = {
+        kind: "DoubleEndedIterator",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 77: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExactSizeIterator> = {
+        kind: "ExactSizeIterator",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 78: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExtend> = {
+        kind: "Extend",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 79: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDefault> = {
+        kind: "Default",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 80: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceEq> = {
+        kind: "Eq",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 81: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePartialEq> = {
+        kind: "PartialEq",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 82: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOrd> = {
+        kind: "Ord",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 83: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePartialOrd> = {
+        kind: "PartialOrd",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 84: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAsRef> = {
+        kind: "AsRef",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 85: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAsMut> = {
+        kind: "AsMut",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 86: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInto> = {
+        kind: "Into",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 87: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFrom> = {
+        kind: "From",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 88: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTryFrom> = {
+        kind: "TryFrom",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 89: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTryInto> = {
+        kind: "TryInto",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 90: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFromIterator> = {
+        kind: "FromIterator",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 91: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDebug> = {
+        kind: "Debug",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 92: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceHash> = {
+        kind: "Hash",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 93: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDisplay> = {
+        kind: "Display",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 94: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLib> = {
+        kind: "lib",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 95: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMain> = {
+        kind: "main",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 96: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCore> = {
+        kind: "core",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 97: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceStd> = {
+        kind: "std",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 98: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAlloc> = {
+        kind: "alloc",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 99: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceProcMacro> = {
+        kind: "proc_macro",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 100: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTest> = {
+        kind: "test",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 101: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBool> = {
+        kind: "bool",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 102: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceChar> = {
+        kind: "char",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 103: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceStr> = {
+        kind: "str",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 104: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceI8> = {
+        kind: "i8",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 105: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceI16> = {
+        kind: "i16",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 106: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceI32> = {
+        kind: "i32",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 107: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceI64> = {
+        kind: "i64",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 108: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceI128> = {
+        kind: "i128",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 109: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIsize> = {
+        kind: "isize",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 110: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceU8> = {
+        kind: "u8",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 111: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceU16> = {
+        kind: "u16",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 112: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceU32> = {
+        kind: "u32",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 113: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceU64> = {
+        kind: "u64",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 114: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceU128> = {
+        kind: "u128",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 115: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUsize> = {
+        kind: "usize",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 116: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceF32> = {
+        kind: "f32",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 117: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceF64> = {
+        kind: "f64",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 118: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBase> = {
+        kind: "base",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 119: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceByte> = {
+        kind: "byte",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 120: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCase> = {
+        kind: "case",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 121: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCatch> = {
+        kind: "catch",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 122: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceChecked> = {
+        kind: "checked",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 123: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceClass> = {
+        kind: "class",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 124: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDecimal> = {
+        kind: "decimal",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 125: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDelegate> = {
+        kind: "delegate",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 126: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDouble> = {
+        kind: "double",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 127: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceEvent> = {
+        kind: "event",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 128: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExplicit> = {
+        kind: "explicit",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 129: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFinally> = {
+        kind: "finally",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 130: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFixed> = {
+        kind: "fixed",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 131: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFloat> = {
+        kind: "float",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 132: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceForeach> = {
+        kind: "foreach",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 133: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGoto> = {
+        kind: "goto",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 134: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceImplicit> = {
+        kind: "implicit",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 135: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInt> = {
+        kind: "int",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 136: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInterface> = {
+        kind: "interface",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 137: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInternal> = {
+        kind: "internal",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 138: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIs> = {
+        kind: "is",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 139: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLock> = {
+        kind: "lock",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 140: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLong> = {
+        kind: "long",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 141: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNamespace> = {
+        kind: "namespace",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 142: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNew> = {
+        kind: "new",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 143: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNull> = {
+        kind: "null",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 144: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceObject_> = {
+        kind: "object",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 145: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOperator> = {
+        kind: "operator",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 146: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOut> = {
+        kind: "out",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 147: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceParams> = {
+        kind: "params",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 148: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePrivate> = {
+        kind: "private",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 149: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceProtected> = {
+        kind: "protected",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 150: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePublic> = {
+        kind: "public",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 151: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReadonly_> = {
+        kind: "readonly",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 152: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSbyte> = {
+        kind: "sbyte",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 153: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSealed> = {
+        kind: "sealed",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 154: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceShort> = {
+        kind: "short",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 155: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSizeof> = {
+        kind: "sizeof",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 156: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceStackalloc> = {
+        kind: "stackalloc",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 157: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSwitch> = {
+        kind: "switch",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 158: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceThis> = {
+        kind: "this",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 159: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceThrow> = {
+        kind: "throw",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 160: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUint> = {
+        kind: "uint",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 161: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUlong> = {
+        kind: "ulong",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 162: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnchecked> = {
+        kind: "unchecked",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 163: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUshort> = {
+        kind: "ushort",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 164: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUsing> = {
+        kind: "using",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 165: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceVoid> = {
+        kind: "void",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 166: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceVolatile> = {
+        kind: "volatile",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 167: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAdd> = {
+        kind: "add",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 168: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAlias> = {
+        kind: "alias",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 169: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAscending> = {
+        kind: "ascending",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 170: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBy> = {
+        kind: "by",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 171: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDescending> = {
+        kind: "descending",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 172: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDynamic> = {
+        kind: "dynamic",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 173: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceEquals> = {
+        kind: "equals",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 174: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGet> = {
+        kind: "get",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 175: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGlobal> = {
+        kind: "global",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 176: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGroup> = {
+        kind: "group",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 177: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceJoin> = {
+        kind: "join",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 178: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNameof> = {
+        kind: "nameof",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 179: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOn> = {
+        kind: "on",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 180: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOrderby> = {
+        kind: "orderby",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 181: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePartial_> = {
+        kind: "partial",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 182: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRemove> = {
+        kind: "remove",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 183: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSelect> = {
+        kind: "select",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 184: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSet_> = {
+        kind: "set",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 185: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnmanaged> = {
+        kind: "unmanaged",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 186: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceValue> = {
+        kind: "value",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 187: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceVar> = {
+        kind: "var",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 188: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceWhen> = {
+        kind: "when",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 189: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRecord_> = {
+        kind: "record",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 190: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInit> = {
+        kind: "init",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 191: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceWith> = {
+        kind: "with",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 192: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAnd> = {
+        kind: "and",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 193: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOr> = {
+        kind: "or",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 194: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNot> = {
+        kind: "not",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 195: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNint> = {
+        kind: "nint",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 196: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNuint> = {
+        kind: "nuint",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 197: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceManaged> = {
+        kind: "managed",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 198: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRequired_> = {
+        kind: "required",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 199: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFile> = {
+        kind: "file",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 200: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceScoped> = {
+        kind: "scoped",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 201: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceField> = {
+        kind: "field",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 202: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGetHashCode> = {
+        kind: "GetHashCode",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 203: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGetType> = {
+        kind: "GetType",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 204: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFinalize> = {
+        kind: "Finalize",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 205: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMemberwiseClone> = {
+        kind: "MemberwiseClone",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 206: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReferenceEquals> = {
+        kind: "ReferenceEquals",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 207: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDebugger> = {
+        kind: "debugger",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 208: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDelete> = {
+        kind: "delete",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 209: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExport> = {
+        kind: "export",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 210: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExtends> = {
+        kind: "extends",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 211: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFunction_> = {
+        kind: "function",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 212: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceImport> = {
+        kind: "import",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 213: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInstanceof> = {
+        kind: "instanceof",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 214: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceImplements> = {
+        kind: "implements",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 215: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePackage> = {
+        kind: "package",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 216: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAny> = {
+        kind: "any",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 217: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBoolean_> = {
+        kind: "boolean",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 218: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceConstructor> = {
+        kind: "constructor",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 219: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDeclare> = {
+        kind: "declare",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 220: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceModule> = {
+        kind: "module",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 221: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRequire> = {
+        kind: "require",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 222: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNumber_> = {
+        kind: "number",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 223: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSymbol_> = {
+        kind: "symbol",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 224: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOf> = {
+        kind: "of",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 225: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBigint> = {
+        kind: "bigint",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 226: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUndefined> = {
+        kind: "undefined",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 227: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNever> = {
+        kind: "never",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 228: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnknown> = {
+        kind: "unknown",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 229: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceKeyof> = {
+        kind: "keyof",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 230: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInfer> = {
+        kind: "infer",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 231: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUnique> = {
+        kind: "unique",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 232: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAccessor> = {
+        kind: "accessor",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 233: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAsserts> = {
+        kind: "asserts",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 234: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAssert> = {
+        kind: "assert",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 235: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIntrinsic> = {
+        kind: "intrinsic",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 236: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSatisfies> = {
+        kind: "satisfies",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 237: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceArguments> = {
+        kind: "arguments",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 238: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceEval> = {
+        kind: "eval",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 239: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceProto> = {
+        kind: "__proto__",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 240: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePrototype> = {
+        kind: "prototype",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 241: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceToLocaleString> = {
+        kind: "toLocaleString",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 242: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceValueOf> = {
+        kind: "valueOf",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 243: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceHasOwnProperty> = {
+        kind: "hasOwnProperty",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 244: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIsPrototypeOf> = {
+        kind: "isPrototypeOf",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 245: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePropertyIsEnumerable> = {
+        kind: "propertyIsEnumerable",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 246: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceArray_> = {
+        kind: "Array",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 247: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceArrayBuffer_> = {
+        kind: "ArrayBuffer",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 248: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceArrayLike_> = {
+        kind: "ArrayLike",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 249: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBigInt_> = {
+        kind: "BigInt",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 250: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceBuffer_> = {
+        kind: "Buffer",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 251: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDataView_> = {
+        kind: "DataView",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 252: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceDate_> = {
+        kind: "Date",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 253: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceError_> = {
+        kind: "Error",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 254: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceEvalError_> = {
+        kind: "EvalError",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 255: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExclude_> = {
+        kind: "Exclude",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 256: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceExtract_> = {
+        kind: "Extract",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 257: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInfinity_> = {
+        kind: "Infinity",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 258: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceInstanceType_> = {
+        kind: "InstanceType",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 259: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIntl_> = {
+        kind: "Intl",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 260: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIterable_> = {
+        kind: "Iterable",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 261: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceIterableIterator_> = {
+        kind: "IterableIterator",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 262: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceJson> = {
+        kind: "JSON",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 263: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMap_> = {
+        kind: "Map",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 264: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceMath_> = {
+        kind: "Math",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 265: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNaN_> = {
+        kind: "NaN",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 266: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNonNullable_> = {
+        kind: "NonNullable",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 267: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceOmit_> = {
+        kind: "Omit",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 268: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceParameters_> = {
+        kind: "Parameters",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 269: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePick_> = {
+        kind: "Pick",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 270: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePromise_> = {
+        kind: "Promise",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 271: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePropertyKey_> = {
+        kind: "PropertyKey",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 272: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceProxy_> = {
+        kind: "Proxy",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 273: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRangeError_> = {
+        kind: "RangeError",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 274: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReadonlyArray_> = {
+        kind: "ReadonlyArray",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 275: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReadonlyMap_> = {
+        kind: "ReadonlyMap",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 276: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReadonlySet_> = {
+        kind: "ReadonlySet",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 277: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReflect_> = {
+        kind: "Reflect",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 278: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRegExp_> = {
+        kind: "RegExp",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 279: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceReturnType_> = {
+        kind: "ReturnType",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 280: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceSyntaxError_> = {
+        kind: "SyntaxError",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 281: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTextDecoder_> = {
+        kind: "TextDecoder",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 282: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTextEncoder_> = {
+        kind: "TextEncoder",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 283: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTypeError_> = {
+        kind: "TypeError",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 284: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUriError> = {
+        kind: "URIError",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 285: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUrl> = {
+        kind: "URL",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 286: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceUint8array> = {
+        kind: "Uint8Array",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 287: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceWeakMap_> = {
+        kind: "WeakMap",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 288: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceWeakSet_> = {
+        kind: "WeakSet",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 289: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceConsole> = {
+        kind: "console",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 290: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGlobalThis> = {
+        kind: "globalThis",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 291: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceProcess> = {
+        kind: "process",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 292: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCon> = {
+        kind: "CON",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 293: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoicePrn> = {
+        kind: "PRN",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 294: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAux> = {
+        kind: "AUX",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 295: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceNul> = {
+        kind: "NUL",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 296: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom0> = {
+        kind: "COM0",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 297: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom1> = {
+        kind: "COM1",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 298: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom2> = {
+        kind: "COM2",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 299: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom3> = {
+        kind: "COM3",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 300: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom4> = {
+        kind: "COM4",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 301: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom5> = {
+        kind: "COM5",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 302: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom6> = {
+        kind: "COM6",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 303: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom7> = {
+        kind: "COM7",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 304: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom8> = {
+        kind: "COM8",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 305: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCom9> = {
+        kind: "COM9",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 306: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceComU00b9> = {
+        kind: "COM\u00b9",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 307: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceComU00b2> = {
+        kind: "COM\u00b2",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 308: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceComU00b3> = {
+        kind: "COM\u00b3",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 309: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt0> = {
+        kind: "LPT0",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 310: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt1> = {
+        kind: "LPT1",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 311: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt2> = {
+        kind: "LPT2",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 312: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt3> = {
+        kind: "LPT3",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 313: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt4> = {
+        kind: "LPT4",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 314: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt5> = {
+        kind: "LPT5",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 315: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt6> = {
+        kind: "LPT6",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 316: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt7> = {
+        kind: "LPT7",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 317: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt8> = {
+        kind: "LPT8",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 318: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLpt9> = {
+        kind: "LPT9",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 319: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLptU00b9> = {
+        kind: "LPT\u00b9",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 320: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLptU00b2> = {
+        kind: "LPT\u00b2",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 321: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceLptU00b3> = {
+        kind: "LPT\u00b3",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 322: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceConinU0024> = {
+        kind: "CONIN$",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 323: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceConoutU0024> = {
+        kind: "CONOUT$",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 324: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceClockU0024> = {
+        kind: "CLOCK$",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 325: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceHas> = {
+        kind: "has",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 326: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRow> = {
+        kind: "row",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 327: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceFound> = {
+        kind: "found",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 328: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceCandidate> = {
+        kind: "candidate",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 329: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceList> = {
+        kind: "list",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 330: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceGentableRow> = {
+        kind: "gentableRow",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 331: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceRows> = {
+        kind: "rows",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 332: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceTable> = {
+        kind: "table",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 333: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceKey> = {
+        kind: "key",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 334: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceParts> = {
+        kind: "parts",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    case 335: {
+      const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+      const r: rt.Mutable<ChoiceAt> = {
+        kind: "at",
+      };
+      if (x0 !== undefined) r.v = x0;
+      return Object.freeze(r);
+    }
+    default:
+      return b.fail("no such kind");
+  }
 }
 
 export function writeChoice(r: Choice): string {
@@ -20966,6 +27689,72 @@ export function writeChoice(r: Choice): string {
     case "CLOCK$": {
       const out: string[] = [];
       out.push("\"kind\":" + "\"CLOCK$\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "has": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"has\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "row": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"row\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "found": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"found\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "candidate": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"candidate\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "list": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"list\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "gentableRow": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"gentableRow\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "rows": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"rows\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "table": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"table\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "key": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"key\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "parts": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"parts\"");
+      if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "at": {
+      const out: string[] = [];
+      out.push("\"kind\":" + "\"at\"");
       if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
       return "{" + out.join(",") + "}";
     }

@@ -10,13 +10,13 @@ pub use reserved_tables_code::*;
 /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
 /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
 /// select the same groups.
-pub const CONTENT_HASH: &str = "96523b78390cc38bdad593197be4e5a5e2c7ddd64707d603236ea8af99cc2df2";
+pub const CONTENT_HASH: &str = "bcb52f765c4b16a1e7a5786b9e7d60c95128726e01d1fddfef18779152b04caa";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
-pub const PROJECT_HASH: &str = "96523b78390cc38bdad593197be4e5a5e2c7ddd64707d603236ea8af99cc2df2";
+pub const PROJECT_HASH: &str = "bcb52f765c4b16a1e7a5786b9e7d60c95128726e01d1fddfef18779152b04caa";
 /// Every table's embedded data file (docs/data-format.md §3 of gentable) and its `dataHash` (BLAKE3 of
 /// its canonical JSON), which the file must carry; in table-name order.
-static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
+static GENTABLE_EMBEDDED: [(&[u8], &str); 303] = [
     (
         include_bytes!("../data/Array.bytes"),
         "30670715d2062d8c863a15c17964aeac8109182093526e98941149dd6e12a5e5",
@@ -111,7 +111,7 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
     ),
     (
         include_bytes!("../data/Fields.bytes"),
-        "f4a5afc21c1a04c783b905ea11a22eda47a1d79828efd902d78a455a94da15c7",
+        "c5a549b47d224985dd836affc27359297987fc70e21454310d2eae55920ef2f0",
     ),
     (
         include_bytes!("../data/Finalize.bytes"),
@@ -422,6 +422,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
         "0360619bd60447b0207c1ed835812ba765f83f2a8d4cc3509da2e220d2873dac",
     ),
     (
+        include_bytes!("../data/at.bytes"),
+        "18a4abcf75fbbee843dc96fde55e4f290c806252ea51bac3f1591b9b48a24983",
+    ),
+    (
         include_bytes!("../data/await.bytes"),
         "024ae087a7fd1f5f212eb6ee0c6bf42da9650c8e24d4e03a6e61bdb39819a820",
     ),
@@ -460,6 +464,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
     (
         include_bytes!("../data/byte.bytes"),
         "902169ac6825674a1ecdcb15a083ad3f4cf46a1bcb3f4531c8ce6a6a272076de",
+    ),
+    (
+        include_bytes!("../data/candidate.bytes"),
+        "75b957d6b294d60fcbb5840f6f735ccd638349161f7bc54c7dc2c4146aeb6333",
     ),
     (
         include_bytes!("../data/case.bytes"),
@@ -630,12 +638,20 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
         "ff6106f2bddb912af9f849054ee137e0f6a639bb2426fdcd67cae41188a96058",
     ),
     (
+        include_bytes!("../data/found.bytes"),
+        "a9291fe02075466473f5f94f2fd6fc5c2875cfe35eee11d07a56c789fe46c939",
+    ),
+    (
         include_bytes!("../data/function.bytes"),
         "f010344cd7f81a3aeb410c5556eed19e89e2662e26623cd5d7b50118acd69124",
     ),
     (
         include_bytes!("../data/gen.bytes"),
         "90517602a1f4225bf5a2c21c4b15a9dc51a0239f7e88cb71d1015b503d076a52",
+    ),
+    (
+        include_bytes!("../data/gentableRow.bytes"),
+        "1fc6610ae7fd72371fd649029c5c7d3fcdf20652667aea5d86f4c9608e110184",
     ),
     (
         include_bytes!("../data/get.bytes"),
@@ -656,6 +672,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
     (
         include_bytes!("../data/group.bytes"),
         "e81d9cb7d52f7e130fc285dbcd74aea9e54c0d5f070bd0268de5a0cd523b437d",
+    ),
+    (
+        include_bytes!("../data/has.bytes"),
+        "503def4c073d95df80af5ac253436d8dd74c289580ad0ae7b3e27ddc4d2f45c7",
     ),
     (
         include_bytes!("../data/hasOwnProperty.bytes"),
@@ -750,6 +770,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
         "9a44926504535c463befc584c103ec038396ae32daa16cbf847e2de2386b1c22",
     ),
     (
+        include_bytes!("../data/key.bytes"),
+        "11d0eeca49a6a3f9fcab6de56df37975663885495ef08b859160ea44dfc8a2d2",
+    ),
+    (
         include_bytes!("../data/keyof.bytes"),
         "eb5b8457a204cb8944f3f9e21148c55e8e680400e0afabcadfd43a8b0af00de1",
     ),
@@ -760,6 +784,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
     (
         include_bytes!("../data/lib.bytes"),
         "176a97cd8dda8ff75f8a4cd54d8122055bb6b2414cfb9daaf82e94e6924e6d56",
+    ),
+    (
+        include_bytes!("../data/list.bytes"),
+        "5e25706921646297d3b08d76d9e2caf213ea15e00ab0151fdbefb5033cd2c0ac",
     ),
     (
         include_bytes!("../data/lock.bytes"),
@@ -890,6 +918,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
         "6013a48a9ddd7d1134d26601cd9dfd3151b96b2ef03c042ffe6d6b0d7ec71795",
     ),
     (
+        include_bytes!("../data/parts.bytes"),
+        "7a70c823da8cd65bb43c647da452d0f79fe6cdf6e779bfc9277e9f22ba18d0a6",
+    ),
+    (
         include_bytes!("../data/priv.bytes"),
         "5cad75ee83e6eed9859ee1f0575c09a25c90bac5060479c46a2d5d16844999b8",
     ),
@@ -956,6 +988,14 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
     (
         include_bytes!("../data/return.bytes"),
         "d110eb50f642854cd3ae89002da1a1d210c573b18da27d41afa347e7c1ebc13a",
+    ),
+    (
+        include_bytes!("../data/row.bytes"),
+        "7a9a50121880772202246332276f714967825ce4f2391d8334145e182422ef3c",
+    ),
+    (
+        include_bytes!("../data/rows.bytes"),
+        "5d8f638aff73070a544a6438c7d565de23dec6e56fb0044b9641c56780babd62",
     ),
     (
         include_bytes!("../data/safe.bytes"),
@@ -1028,6 +1068,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
     (
         include_bytes!("../data/symbol.bytes"),
         "ad34defa8979e8583547a6858d98c4d81f6e29288bccf845201e741f271e4c8f",
+    ),
+    (
+        include_bytes!("../data/table.bytes"),
+        "a58e825b0554cbdb60d5477d73038bd2cee110c53735f3b7a77bb7b084e65a79",
     ),
     (
         include_bytes!("../data/test.bytes"),
@@ -1189,7 +1233,7 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 292] = [
 /// The code crate's only way to the data (its `embedded`): this crate depends on the code, never the
 /// other way round, so a data edit recompiles only this crate.
 #[allow(unsafe_code)]
-#[export_name = "gentable_v1_reserved_tables_041ffcebe76092c2_embedded"]
+#[export_name = "gentable_v1_reserved_tables_b2b3e336ccbb5708_embedded"]
 fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)> {
     GENTABLE_EMBEDDED.get(index).copied()
 }

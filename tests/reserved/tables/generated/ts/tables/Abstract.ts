@@ -29,6 +29,17 @@ export function readAbstract(v: unknown, at: rt.At): Abstract {
   }
 }
 
+/** Reads a Abstract from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAbstractBin(b: rt.Bin): Abstract {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Abstract> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAbstract(r: Abstract): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

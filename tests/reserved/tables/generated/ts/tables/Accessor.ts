@@ -29,6 +29,17 @@ export function readAccessor(v: unknown, at: rt.At): Accessor {
   }
 }
 
+/** Reads a Accessor from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAccessorBin(b: rt.Bin): Accessor {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Accessor> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAccessor(r: Accessor): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readAdd(v: unknown, at: rt.At): Add {
   }
 }
 
+/** Reads a Add from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAddBin(b: rt.Bin): Add {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Add> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAdd(r: Add): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

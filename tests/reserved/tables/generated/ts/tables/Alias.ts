@@ -29,6 +29,17 @@ export function readAlias(v: unknown, at: rt.At): Alias {
   }
 }
 
+/** Reads a Alias from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAliasBin(b: rt.Bin): Alias {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Alias> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAlias(r: Alias): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

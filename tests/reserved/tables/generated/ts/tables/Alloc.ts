@@ -29,6 +29,17 @@ export function readAlloc(v: unknown, at: rt.At): Alloc {
   }
 }
 
+/** Reads a Alloc from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAllocBin(b: rt.Bin): Alloc {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Alloc> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAlloc(r: Alloc): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

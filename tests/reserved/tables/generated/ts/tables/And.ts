@@ -29,6 +29,17 @@ export function readAnd(v: unknown, at: rt.At): And {
   }
 }
 
+/** Reads a And from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAndBin(b: rt.Bin): And {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<And> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAnd(r: And): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

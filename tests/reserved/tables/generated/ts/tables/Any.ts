@@ -29,6 +29,17 @@ export function readAny(v: unknown, at: rt.At): Any {
   }
 }
 
+/** Reads a Any from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAnyBin(b: rt.Bin): Any {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Any> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAny(r: Any): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

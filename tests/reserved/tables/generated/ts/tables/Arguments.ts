@@ -29,6 +29,17 @@ export function readArguments(v: unknown, at: rt.At): Arguments {
   }
 }
 
+/** Reads a Arguments from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArgumentsBin(b: rt.Bin): Arguments {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Arguments> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeArguments(r: Arguments): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readArrayBuffer_(v: unknown, at: rt.At): ArrayBuffer_ {
   }
 }
 
+/** Reads a ArrayBuffer_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArrayBuffer_Bin(b: rt.Bin): ArrayBuffer_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ArrayBuffer_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeArrayBuffer_(r: ArrayBuffer_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

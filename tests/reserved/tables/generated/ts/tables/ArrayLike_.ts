@@ -29,6 +29,17 @@ export function readArrayLike_(v: unknown, at: rt.At): ArrayLike_ {
   }
 }
 
+/** Reads a ArrayLike_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArrayLike_Bin(b: rt.Bin): ArrayLike_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ArrayLike_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeArrayLike_(r: ArrayLike_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readArray_(v: unknown, at: rt.At): Array_ {
   }
 }
 
+/** Reads a Array_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readArray_Bin(b: rt.Bin): Array_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Array_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeArray_(r: Array_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readAs(v: unknown, at: rt.At): As {
   }
 }
 
+/** Reads a As from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsBin(b: rt.Bin): As {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<As> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAs(r: As): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

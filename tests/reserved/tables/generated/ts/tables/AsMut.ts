@@ -29,6 +29,17 @@ export function readAsMut(v: unknown, at: rt.At): AsMut {
   }
 }
 
+/** Reads a AsMut from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsMutBin(b: rt.Bin): AsMut {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<AsMut> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAsMut(r: AsMut): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

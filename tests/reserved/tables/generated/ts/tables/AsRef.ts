@@ -29,6 +29,17 @@ export function readAsRef(v: unknown, at: rt.At): AsRef {
   }
 }
 
+/** Reads a AsRef from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsRefBin(b: rt.Bin): AsRef {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<AsRef> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAsRef(r: AsRef): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readAscending(v: unknown, at: rt.At): Ascending {
   }
 }
 
+/** Reads a Ascending from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAscendingBin(b: rt.Bin): Ascending {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ascending> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAscending(r: Ascending): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readAssert(v: unknown, at: rt.At): Assert {
   }
 }
 
+/** Reads a Assert from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAssertBin(b: rt.Bin): Assert {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Assert> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAssert(r: Assert): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

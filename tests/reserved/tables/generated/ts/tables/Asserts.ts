@@ -29,6 +29,17 @@ export function readAsserts(v: unknown, at: rt.At): Asserts {
   }
 }
 
+/** Reads a Asserts from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAssertsBin(b: rt.Bin): Asserts {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Asserts> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAsserts(r: Asserts): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readAsync(v: unknown, at: rt.At): Async {
   }
 }
 
+/** Reads a Async from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAsyncBin(b: rt.Bin): Async {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Async> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAsync(r: Async): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readAwait(v: unknown, at: rt.At): Await {
   }
 }
 
+/** Reads a Await from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readAwaitBin(b: rt.Bin): Await {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Await> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeAwait(r: Await): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

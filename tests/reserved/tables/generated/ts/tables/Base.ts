@@ -29,6 +29,17 @@ export function readBase(v: unknown, at: rt.At): Base {
   }
 }
 
+/** Reads a Base from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBaseBin(b: rt.Bin): Base {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Base> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBase(r: Base): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readBecome(v: unknown, at: rt.At): Become {
   }
 }
 
+/** Reads a Become from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBecomeBin(b: rt.Bin): Become {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Become> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBecome(r: Become): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

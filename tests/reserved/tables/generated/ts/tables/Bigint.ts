@@ -29,6 +29,17 @@ export function readBigint(v: unknown, at: rt.At): Bigint {
   }
 }
 
+/** Reads a Bigint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBigintBin(b: rt.Bin): Bigint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Bigint> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBigint(r: Bigint): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

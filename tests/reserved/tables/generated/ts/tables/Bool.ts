@@ -29,6 +29,17 @@ export function readBool(v: unknown, at: rt.At): Bool {
   }
 }
 
+/** Reads a Bool from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBoolBin(b: rt.Bin): Bool {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Bool> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBool(r: Bool): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readBoolean_(v: unknown, at: rt.At): Boolean_ {
   }
 }
 
+/** Reads a Boolean_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBoolean_Bin(b: rt.Bin): Boolean_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Boolean_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBoolean_(r: Boolean_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readBox(v: unknown, at: rt.At): Box {
   }
 }
 
+/** Reads a Box from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBoxBin(b: rt.Bin): Box {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Box> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBox(r: Box): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readBreak(v: unknown, at: rt.At): Break {
   }
 }
 
+/** Reads a Break from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBreakBin(b: rt.Bin): Break {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Break> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBreak(r: Break): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

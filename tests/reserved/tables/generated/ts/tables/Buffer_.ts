@@ -29,6 +29,17 @@ export function readBuffer_(v: unknown, at: rt.At): Buffer_ {
   }
 }
 
+/** Reads a Buffer_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readBuffer_Bin(b: rt.Bin): Buffer_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Buffer_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBuffer_(r: Buffer_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

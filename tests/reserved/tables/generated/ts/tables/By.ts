@@ -29,6 +29,17 @@ export function readBy(v: unknown, at: rt.At): By {
   }
 }
 
+/** Reads a By from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readByBin(b: rt.Bin): By {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<By> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeBy(r: By): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

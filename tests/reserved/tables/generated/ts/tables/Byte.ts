@@ -29,6 +29,17 @@ export function readByte(v: unknown, at: rt.At): Byte {
   }
 }
 
+/** Reads a Byte from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readByteBin(b: rt.Bin): Byte {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Byte> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeByte(r: Byte): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

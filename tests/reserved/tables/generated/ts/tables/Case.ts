@@ -29,6 +29,17 @@ export function readCase(v: unknown, at: rt.At): Case {
   }
 }
 
+/** Reads a Case from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCaseBin(b: rt.Bin): Case {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Case> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCase(r: Case): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

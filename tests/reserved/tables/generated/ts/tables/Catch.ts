@@ -29,6 +29,17 @@ export function readCatch(v: unknown, at: rt.At): Catch {
   }
 }
 
+/** Reads a Catch from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCatchBin(b: rt.Bin): Catch {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Catch> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCatch(r: Catch): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readChar(v: unknown, at: rt.At): Char {
   }
 }
 
+/** Reads a Char from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCharBin(b: rt.Bin): Char {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Char> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeChar(r: Char): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

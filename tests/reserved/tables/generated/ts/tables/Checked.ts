@@ -29,6 +29,17 @@ export function readChecked(v: unknown, at: rt.At): Checked {
   }
 }
 
+/** Reads a Checked from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCheckedBin(b: rt.Bin): Checked {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Checked> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeChecked(r: Checked): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

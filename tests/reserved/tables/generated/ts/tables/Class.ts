@@ -29,6 +29,17 @@ export function readClass(v: unknown, at: rt.At): Class {
   }
 }
 
+/** Reads a Class from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readClassBin(b: rt.Bin): Class {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Class> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeClass(r: Class): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

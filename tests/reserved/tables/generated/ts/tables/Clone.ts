@@ -29,6 +29,17 @@ export function readClone(v: unknown, at: rt.At): Clone {
   }
 }
 
+/** Reads a Clone from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCloneBin(b: rt.Bin): Clone {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Clone> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeClone(r: Clone): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

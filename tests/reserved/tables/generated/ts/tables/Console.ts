@@ -29,6 +29,17 @@ export function readConsole(v: unknown, at: rt.At): Console {
   }
 }
 
+/** Reads a Console from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConsoleBin(b: rt.Bin): Console {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Console> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeConsole(r: Console): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readConst(v: unknown, at: rt.At): Const {
   }
 }
 
+/** Reads a Const from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConstBin(b: rt.Bin): Const {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Const> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeConst(r: Const): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readConstructor(v: unknown, at: rt.At): Constructor {
   }
 }
 
+/** Reads a Constructor from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readConstructorBin(b: rt.Bin): Constructor {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Constructor> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeConstructor(r: Constructor): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readContinue(v: unknown, at: rt.At): Continue {
   }
 }
 
+/** Reads a Continue from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readContinueBin(b: rt.Bin): Continue {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Continue> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeContinue(r: Continue): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readCopy(v: unknown, at: rt.At): Copy {
   }
 }
 
+/** Reads a Copy from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCopyBin(b: rt.Bin): Copy {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Copy> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCopy(r: Copy): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

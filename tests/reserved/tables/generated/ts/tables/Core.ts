@@ -29,6 +29,17 @@ export function readCore(v: unknown, at: rt.At): Core {
   }
 }
 
+/** Reads a Core from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCoreBin(b: rt.Bin): Core {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Core> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCore(r: Core): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

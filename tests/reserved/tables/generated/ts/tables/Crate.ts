@@ -29,6 +29,17 @@ export function readCrate(v: unknown, at: rt.At): Crate {
   }
 }
 
+/** Reads a Crate from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readCrateBin(b: rt.Bin): Crate {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Crate> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeCrate(r: Crate): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

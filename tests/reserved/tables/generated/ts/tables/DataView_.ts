@@ -29,6 +29,17 @@ export function readDataView_(v: unknown, at: rt.At): DataView_ {
   }
 }
 
+/** Reads a DataView_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDataView_Bin(b: rt.Bin): DataView_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<DataView_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDataView_(r: DataView_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

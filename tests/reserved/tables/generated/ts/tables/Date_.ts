@@ -29,6 +29,17 @@ export function readDate_(v: unknown, at: rt.At): Date_ {
   }
 }
 
+/** Reads a Date_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDate_Bin(b: rt.Bin): Date_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Date_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDate_(r: Date_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readDebug(v: unknown, at: rt.At): Debug {
   }
 }
 
+/** Reads a Debug from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDebugBin(b: rt.Bin): Debug {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Debug> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDebug(r: Debug): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

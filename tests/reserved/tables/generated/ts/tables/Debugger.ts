@@ -29,6 +29,17 @@ export function readDebugger(v: unknown, at: rt.At): Debugger {
   }
 }
 
+/** Reads a Debugger from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDebuggerBin(b: rt.Bin): Debugger {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Debugger> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDebugger(r: Debugger): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

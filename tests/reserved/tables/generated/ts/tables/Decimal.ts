@@ -29,6 +29,17 @@ export function readDecimal(v: unknown, at: rt.At): Decimal {
   }
 }
 
+/** Reads a Decimal from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDecimalBin(b: rt.Bin): Decimal {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Decimal> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDecimal(r: Decimal): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

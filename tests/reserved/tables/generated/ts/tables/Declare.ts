@@ -29,6 +29,17 @@ export function readDeclare(v: unknown, at: rt.At): Declare {
   }
 }
 
+/** Reads a Declare from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDeclareBin(b: rt.Bin): Declare {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Declare> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDeclare(r: Declare): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

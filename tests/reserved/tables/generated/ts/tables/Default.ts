@@ -29,6 +29,17 @@ export function readDefault(v: unknown, at: rt.At): Default {
   }
 }
 
+/** Reads a Default from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDefaultBin(b: rt.Bin): Default {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Default> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDefault(r: Default): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readDelegate(v: unknown, at: rt.At): Delegate {
   }
 }
 
+/** Reads a Delegate from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDelegateBin(b: rt.Bin): Delegate {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Delegate> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDelegate(r: Delegate): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readDelete(v: unknown, at: rt.At): Delete {
   }
 }
 
+/** Reads a Delete from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDeleteBin(b: rt.Bin): Delete {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Delete> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDelete(r: Delete): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

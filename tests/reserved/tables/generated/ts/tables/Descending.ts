@@ -29,6 +29,17 @@ export function readDescending(v: unknown, at: rt.At): Descending {
   }
 }
 
+/** Reads a Descending from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDescendingBin(b: rt.Bin): Descending {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Descending> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDescending(r: Descending): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

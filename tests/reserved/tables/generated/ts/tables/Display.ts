@@ -29,6 +29,17 @@ export function readDisplay(v: unknown, at: rt.At): Display {
   }
 }
 
+/** Reads a Display from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDisplayBin(b: rt.Bin): Display {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Display> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDisplay(r: Display): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

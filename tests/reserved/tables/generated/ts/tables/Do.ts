@@ -29,6 +29,17 @@ export function readDo(v: unknown, at: rt.At): Do {
   }
 }
 
+/** Reads a Do from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDoBin(b: rt.Bin): Do {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Do> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDo(r: Do): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readDouble(v: unknown, at: rt.At): Double {
   }
 }
 
+/** Reads a Double from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDoubleBin(b: rt.Bin): Double {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Double> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDouble(r: Double): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readDoubleEndedIterator(v: unknown, at: rt.At): DoubleEndedItera
   }
 }
 
+/** Reads a DoubleEndedIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDoubleEndedIteratorBin(b: rt.Bin): DoubleEndedIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<DoubleEndedIterator> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDoubleEndedIterator(r: DoubleEndedIterator): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readDrop(v: unknown, at: rt.At): Drop {
   }
 }
 
+/** Reads a Drop from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDropBin(b: rt.Bin): Drop {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Drop> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDrop(r: Drop): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

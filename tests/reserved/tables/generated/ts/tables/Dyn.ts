@@ -29,6 +29,17 @@ export function readDyn(v: unknown, at: rt.At): Dyn {
   }
 }
 
+/** Reads a Dyn from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDynBin(b: rt.Bin): Dyn {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Dyn> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDyn(r: Dyn): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

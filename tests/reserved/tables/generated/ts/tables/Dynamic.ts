@@ -29,6 +29,17 @@ export function readDynamic(v: unknown, at: rt.At): Dynamic {
   }
 }
 
+/** Reads a Dynamic from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readDynamicBin(b: rt.Bin): Dynamic {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Dynamic> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeDynamic(r: Dynamic): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readElse(v: unknown, at: rt.At): Else {
   }
 }
 
+/** Reads a Else from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readElseBin(b: rt.Bin): Else {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Else> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeElse(r: Else): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

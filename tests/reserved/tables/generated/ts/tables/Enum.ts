@@ -29,6 +29,17 @@ export function readEnum(v: unknown, at: rt.At): Enum {
   }
 }
 
+/** Reads a Enum from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEnumBin(b: rt.Bin): Enum {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Enum> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEnum(r: Enum): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

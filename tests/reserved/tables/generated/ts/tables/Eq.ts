@@ -29,6 +29,17 @@ export function readEq(v: unknown, at: rt.At): Eq {
   }
 }
 
+/** Reads a Eq from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEqBin(b: rt.Bin): Eq {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Eq> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEq(r: Eq): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

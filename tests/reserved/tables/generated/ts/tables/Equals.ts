@@ -29,6 +29,17 @@ export function readEquals(v: unknown, at: rt.At): Equals {
   }
 }
 
+/** Reads a Equals from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEqualsBin(b: rt.Bin): Equals {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Equals> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEquals(r: Equals): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

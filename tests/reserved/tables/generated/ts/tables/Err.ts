@@ -29,6 +29,17 @@ export function readErr(v: unknown, at: rt.At): Err {
   }
 }
 
+/** Reads a Err from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readErrBin(b: rt.Bin): Err {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Err> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeErr(r: Err): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readError_(v: unknown, at: rt.At): Error_ {
   }
 }
 
+/** Reads a Error_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readError_Bin(b: rt.Bin): Error_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Error_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeError_(r: Error_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readEval(v: unknown, at: rt.At): Eval {
   }
 }
 
+/** Reads a Eval from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEvalBin(b: rt.Bin): Eval {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Eval> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEval(r: Eval): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

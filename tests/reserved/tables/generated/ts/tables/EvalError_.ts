@@ -29,6 +29,17 @@ export function readEvalError_(v: unknown, at: rt.At): EvalError_ {
   }
 }
 
+/** Reads a EvalError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEvalError_Bin(b: rt.Bin): EvalError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<EvalError_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEvalError_(r: EvalError_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readEvent(v: unknown, at: rt.At): Event {
   }
 }
 
+/** Reads a Event from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readEventBin(b: rt.Bin): Event {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Event> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeEvent(r: Event): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

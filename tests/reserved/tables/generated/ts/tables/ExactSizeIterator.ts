@@ -29,6 +29,17 @@ export function readExactSizeIterator(v: unknown, at: rt.At): ExactSizeIterator 
   }
 }
 
+/** Reads a ExactSizeIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExactSizeIteratorBin(b: rt.Bin): ExactSizeIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ExactSizeIterator> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExactSizeIterator(r: ExactSizeIterator): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

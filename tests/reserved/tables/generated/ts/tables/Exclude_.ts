@@ -29,6 +29,17 @@ export function readExclude_(v: unknown, at: rt.At): Exclude_ {
   }
 }
 
+/** Reads a Exclude_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExclude_Bin(b: rt.Bin): Exclude_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Exclude_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExclude_(r: Exclude_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

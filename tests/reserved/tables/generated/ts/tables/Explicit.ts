@@ -29,6 +29,17 @@ export function readExplicit(v: unknown, at: rt.At): Explicit {
   }
 }
 
+/** Reads a Explicit from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExplicitBin(b: rt.Bin): Explicit {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Explicit> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExplicit(r: Explicit): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

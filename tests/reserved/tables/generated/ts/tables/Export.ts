@@ -29,6 +29,17 @@ export function readExport(v: unknown, at: rt.At): Export {
   }
 }
 
+/** Reads a Export from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExportBin(b: rt.Bin): Export {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Export> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExport(r: Export): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

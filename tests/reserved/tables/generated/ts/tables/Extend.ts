@@ -29,6 +29,17 @@ export function readExtend(v: unknown, at: rt.At): Extend {
   }
 }
 
+/** Reads a Extend from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExtendBin(b: rt.Bin): Extend {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extend> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExtend(r: Extend): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

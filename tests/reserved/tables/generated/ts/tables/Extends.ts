@@ -29,6 +29,17 @@ export function readExtends(v: unknown, at: rt.At): Extends {
   }
 }
 
+/** Reads a Extends from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExtendsBin(b: rt.Bin): Extends {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extends> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExtends(r: Extends): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readExtern(v: unknown, at: rt.At): Extern {
   }
 }
 
+/** Reads a Extern from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExternBin(b: rt.Bin): Extern {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extern> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExtern(r: Extern): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readExtract_(v: unknown, at: rt.At): Extract_ {
   }
 }
 
+/** Reads a Extract_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readExtract_Bin(b: rt.Bin): Extract_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Extract_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeExtract_(r: Extract_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

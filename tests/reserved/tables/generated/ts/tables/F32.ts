@@ -29,6 +29,17 @@ export function readF32(v: unknown, at: rt.At): F32 {
   }
 }
 
+/** Reads a F32 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readF32Bin(b: rt.Bin): F32 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<F32> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeF32(r: F32): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readF64(v: unknown, at: rt.At): F64 {
   }
 }
 
+/** Reads a F64 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readF64Bin(b: rt.Bin): F64 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<F64> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeF64(r: F64): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

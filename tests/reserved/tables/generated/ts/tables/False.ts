@@ -29,6 +29,17 @@ export function readFalse(v: unknown, at: rt.At): False {
   }
 }
 
+/** Reads a False from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFalseBin(b: rt.Bin): False {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<False> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFalse(r: False): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readField(v: unknown, at: rt.At): Field {
   }
 }
 
+/** Reads a Field from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFieldBin(b: rt.Bin): Field {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Field> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeField(r: Field): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readFile(v: unknown, at: rt.At): File {
   }
 }
 
+/** Reads a File from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFileBin(b: rt.Bin): File {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<File> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFile(r: File): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

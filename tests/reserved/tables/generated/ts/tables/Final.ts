@@ -29,6 +29,17 @@ export function readFinal(v: unknown, at: rt.At): Final {
   }
 }
 
+/** Reads a Final from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFinalBin(b: rt.Bin): Final {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Final> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFinal(r: Final): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

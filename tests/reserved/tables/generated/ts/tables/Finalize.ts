@@ -29,6 +29,17 @@ export function readFinalize(v: unknown, at: rt.At): Finalize {
   }
 }
 
+/** Reads a Finalize from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFinalizeBin(b: rt.Bin): Finalize {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Finalize> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFinalize(r: Finalize): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readFinally(v: unknown, at: rt.At): Finally {
   }
 }
 
+/** Reads a Finally from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFinallyBin(b: rt.Bin): Finally {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Finally> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFinally(r: Finally): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

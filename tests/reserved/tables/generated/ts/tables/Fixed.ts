@@ -29,6 +29,17 @@ export function readFixed(v: unknown, at: rt.At): Fixed {
   }
 }
 
+/** Reads a Fixed from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFixedBin(b: rt.Bin): Fixed {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Fixed> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFixed(r: Fixed): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readFloat(v: unknown, at: rt.At): Float {
   }
 }
 
+/** Reads a Float from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFloatBin(b: rt.Bin): Float {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Float> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFloat(r: Float): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

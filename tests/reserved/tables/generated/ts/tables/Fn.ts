@@ -29,6 +29,17 @@ export function readFn(v: unknown, at: rt.At): Fn {
   }
 }
 
+/** Reads a Fn from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFnBin(b: rt.Bin): Fn {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Fn> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFn(r: Fn): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

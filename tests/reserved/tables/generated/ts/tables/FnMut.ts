@@ -29,6 +29,17 @@ export function readFnMut(v: unknown, at: rt.At): FnMut {
   }
 }
 
+/** Reads a FnMut from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFnMutBin(b: rt.Bin): FnMut {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<FnMut> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFnMut(r: FnMut): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

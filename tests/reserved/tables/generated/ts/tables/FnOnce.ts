@@ -29,6 +29,17 @@ export function readFnOnce(v: unknown, at: rt.At): FnOnce {
   }
 }
 
+/** Reads a FnOnce from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFnOnceBin(b: rt.Bin): FnOnce {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<FnOnce> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFnOnce(r: FnOnce): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

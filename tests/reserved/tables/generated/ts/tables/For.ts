@@ -29,6 +29,17 @@ export function readFor(v: unknown, at: rt.At): For {
   }
 }
 
+/** Reads a For from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readForBin(b: rt.Bin): For {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<For> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFor(r: For): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

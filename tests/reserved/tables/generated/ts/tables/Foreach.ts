@@ -29,6 +29,17 @@ export function readForeach(v: unknown, at: rt.At): Foreach {
   }
 }
 
+/** Reads a Foreach from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readForeachBin(b: rt.Bin): Foreach {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Foreach> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeForeach(r: Foreach): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readFrom(v: unknown, at: rt.At): From {
   }
 }
 
+/** Reads a From from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFromBin(b: rt.Bin): From {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<From> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFrom(r: From): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

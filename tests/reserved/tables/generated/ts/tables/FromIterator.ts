@@ -29,6 +29,17 @@ export function readFromIterator(v: unknown, at: rt.At): FromIterator {
   }
 }
 
+/** Reads a FromIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFromIteratorBin(b: rt.Bin): FromIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<FromIterator> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFromIterator(r: FromIterator): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

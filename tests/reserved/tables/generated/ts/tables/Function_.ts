@@ -29,6 +29,17 @@ export function readFunction_(v: unknown, at: rt.At): Function_ {
   }
 }
 
+/** Reads a Function_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readFunction_Bin(b: rt.Bin): Function_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Function_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeFunction_(r: Function_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

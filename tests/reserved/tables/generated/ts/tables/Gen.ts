@@ -29,6 +29,17 @@ export function readGen(v: unknown, at: rt.At): Gen {
   }
 }
 
+/** Reads a Gen from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGenBin(b: rt.Bin): Gen {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Gen> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGen(r: Gen): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readGet(v: unknown, at: rt.At): Get {
   }
 }
 
+/** Reads a Get from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGetBin(b: rt.Bin): Get {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Get> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGet(r: Get): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readGetHashCode(v: unknown, at: rt.At): GetHashCode {
   }
 }
 
+/** Reads a GetHashCode from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGetHashCodeBin(b: rt.Bin): GetHashCode {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<GetHashCode> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGetHashCode(r: GetHashCode): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readGetType(v: unknown, at: rt.At): GetType {
   }
 }
 
+/** Reads a GetType from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGetTypeBin(b: rt.Bin): GetType {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<GetType> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGetType(r: GetType): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

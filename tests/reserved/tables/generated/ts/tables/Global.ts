@@ -29,6 +29,17 @@ export function readGlobal(v: unknown, at: rt.At): Global {
   }
 }
 
+/** Reads a Global from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGlobalBin(b: rt.Bin): Global {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Global> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGlobal(r: Global): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

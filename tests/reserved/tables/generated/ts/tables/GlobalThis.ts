@@ -29,6 +29,17 @@ export function readGlobalThis(v: unknown, at: rt.At): GlobalThis {
   }
 }
 
+/** Reads a GlobalThis from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGlobalThisBin(b: rt.Bin): GlobalThis {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<GlobalThis> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGlobalThis(r: GlobalThis): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readGoto(v: unknown, at: rt.At): Goto {
   }
 }
 
+/** Reads a Goto from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGotoBin(b: rt.Bin): Goto {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Goto> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGoto(r: Goto): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readGroup(v: unknown, at: rt.At): Group {
   }
 }
 
+/** Reads a Group from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readGroupBin(b: rt.Bin): Group {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Group> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeGroup(r: Group): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readHasOwnProperty(v: unknown, at: rt.At): HasOwnProperty {
   }
 }
 
+/** Reads a HasOwnProperty from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readHasOwnPropertyBin(b: rt.Bin): HasOwnProperty {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<HasOwnProperty> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeHasOwnProperty(r: HasOwnProperty): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

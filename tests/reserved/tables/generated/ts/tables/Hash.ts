@@ -29,6 +29,17 @@ export function readHash(v: unknown, at: rt.At): Hash {
   }
 }
 
+/** Reads a Hash from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readHashBin(b: rt.Bin): Hash {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Hash> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeHash(r: Hash): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readI128(v: unknown, at: rt.At): I128 {
   }
 }
 
+/** Reads a I128 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI128Bin(b: rt.Bin): I128 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I128> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI128(r: I128): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

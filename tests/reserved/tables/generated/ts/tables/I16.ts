@@ -29,6 +29,17 @@ export function readI16(v: unknown, at: rt.At): I16 {
   }
 }
 
+/** Reads a I16 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI16Bin(b: rt.Bin): I16 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I16> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI16(r: I16): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readI32(v: unknown, at: rt.At): I32 {
   }
 }
 
+/** Reads a I32 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI32Bin(b: rt.Bin): I32 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I32> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI32(r: I32): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

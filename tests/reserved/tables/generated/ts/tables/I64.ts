@@ -29,6 +29,17 @@ export function readI64(v: unknown, at: rt.At): I64 {
   }
 }
 
+/** Reads a I64 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI64Bin(b: rt.Bin): I64 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I64> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI64(r: I64): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

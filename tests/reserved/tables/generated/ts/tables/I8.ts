@@ -29,6 +29,17 @@ export function readI8(v: unknown, at: rt.At): I8 {
   }
 }
 
+/** Reads a I8 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readI8Bin(b: rt.Bin): I8 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<I8> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeI8(r: I8): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readIf(v: unknown, at: rt.At): If {
   }
 }
 
+/** Reads a If from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIfBin(b: rt.Bin): If {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<If> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIf(r: If): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

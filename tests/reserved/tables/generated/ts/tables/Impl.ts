@@ -29,6 +29,17 @@ export function readImpl(v: unknown, at: rt.At): Impl {
   }
 }
 
+/** Reads a Impl from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImplBin(b: rt.Bin): Impl {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Impl> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeImpl(r: Impl): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

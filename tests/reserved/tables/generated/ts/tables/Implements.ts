@@ -29,6 +29,17 @@ export function readImplements(v: unknown, at: rt.At): Implements {
   }
 }
 
+/** Reads a Implements from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImplementsBin(b: rt.Bin): Implements {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Implements> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeImplements(r: Implements): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readImplicit(v: unknown, at: rt.At): Implicit {
   }
 }
 
+/** Reads a Implicit from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImplicitBin(b: rt.Bin): Implicit {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Implicit> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeImplicit(r: Implicit): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

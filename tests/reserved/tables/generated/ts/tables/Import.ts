@@ -29,6 +29,17 @@ export function readImport(v: unknown, at: rt.At): Import {
   }
 }
 
+/** Reads a Import from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readImportBin(b: rt.Bin): Import {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Import> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeImport(r: Import): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

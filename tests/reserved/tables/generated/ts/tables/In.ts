@@ -29,6 +29,17 @@ export function readIn(v: unknown, at: rt.At): In {
   }
 }
 
+/** Reads a In from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInBin(b: rt.Bin): In {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<In> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIn(r: In): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

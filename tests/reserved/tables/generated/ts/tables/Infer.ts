@@ -29,6 +29,17 @@ export function readInfer(v: unknown, at: rt.At): Infer {
   }
 }
 
+/** Reads a Infer from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInferBin(b: rt.Bin): Infer {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Infer> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInfer(r: Infer): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

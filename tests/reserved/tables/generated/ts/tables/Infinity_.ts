@@ -29,6 +29,17 @@ export function readInfinity_(v: unknown, at: rt.At): Infinity_ {
   }
 }
 
+/** Reads a Infinity_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInfinity_Bin(b: rt.Bin): Infinity_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Infinity_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInfinity_(r: Infinity_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readInit(v: unknown, at: rt.At): Init {
   }
 }
 
+/** Reads a Init from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInitBin(b: rt.Bin): Init {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Init> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInit(r: Init): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readInstanceType_(v: unknown, at: rt.At): InstanceType_ {
   }
 }
 
+/** Reads a InstanceType_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInstanceType_Bin(b: rt.Bin): InstanceType_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<InstanceType_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInstanceType_(r: InstanceType_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

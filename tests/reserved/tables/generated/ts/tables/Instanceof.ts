@@ -29,6 +29,17 @@ export function readInstanceof(v: unknown, at: rt.At): Instanceof {
   }
 }
 
+/** Reads a Instanceof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInstanceofBin(b: rt.Bin): Instanceof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Instanceof> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInstanceof(r: Instanceof): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readInt(v: unknown, at: rt.At): Int {
   }
 }
 
+/** Reads a Int from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntBin(b: rt.Bin): Int {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Int> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInt(r: Int): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readInterface(v: unknown, at: rt.At): Interface {
   }
 }
 
+/** Reads a Interface from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInterfaceBin(b: rt.Bin): Interface {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Interface> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInterface(r: Interface): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readInternal(v: unknown, at: rt.At): Internal {
   }
 }
 
+/** Reads a Internal from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readInternalBin(b: rt.Bin): Internal {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Internal> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInternal(r: Internal): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

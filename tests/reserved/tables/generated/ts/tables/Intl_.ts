@@ -29,6 +29,17 @@ export function readIntl_(v: unknown, at: rt.At): Intl_ {
   }
 }
 
+/** Reads a Intl_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntl_Bin(b: rt.Bin): Intl_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Intl_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIntl_(r: Intl_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readInto(v: unknown, at: rt.At): Into {
   }
 }
 
+/** Reads a Into from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntoBin(b: rt.Bin): Into {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Into> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeInto(r: Into): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

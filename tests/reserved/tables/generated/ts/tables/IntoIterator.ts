@@ -29,6 +29,17 @@ export function readIntoIterator(v: unknown, at: rt.At): IntoIterator {
   }
 }
 
+/** Reads a IntoIterator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntoIteratorBin(b: rt.Bin): IntoIterator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<IntoIterator> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIntoIterator(r: IntoIterator): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

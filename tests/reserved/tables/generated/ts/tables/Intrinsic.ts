@@ -29,6 +29,17 @@ export function readIntrinsic(v: unknown, at: rt.At): Intrinsic {
   }
 }
 
+/** Reads a Intrinsic from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIntrinsicBin(b: rt.Bin): Intrinsic {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Intrinsic> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIntrinsic(r: Intrinsic): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

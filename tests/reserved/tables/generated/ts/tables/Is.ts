@@ -29,6 +29,17 @@ export function readIs(v: unknown, at: rt.At): Is {
   }
 }
 
+/** Reads a Is from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIsBin(b: rt.Bin): Is {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Is> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIs(r: Is): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

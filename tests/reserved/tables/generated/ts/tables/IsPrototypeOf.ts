@@ -29,6 +29,17 @@ export function readIsPrototypeOf(v: unknown, at: rt.At): IsPrototypeOf {
   }
 }
 
+/** Reads a IsPrototypeOf from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIsPrototypeOfBin(b: rt.Bin): IsPrototypeOf {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<IsPrototypeOf> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIsPrototypeOf(r: IsPrototypeOf): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readIsize(v: unknown, at: rt.At): Isize {
   }
 }
 
+/** Reads a Isize from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIsizeBin(b: rt.Bin): Isize {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Isize> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIsize(r: Isize): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readIterableIterator_(v: unknown, at: rt.At): IterableIterator_ 
   }
 }
 
+/** Reads a IterableIterator_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIterableIterator_Bin(b: rt.Bin): IterableIterator_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<IterableIterator_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIterableIterator_(r: IterableIterator_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readIterable_(v: unknown, at: rt.At): Iterable_ {
   }
 }
 
+/** Reads a Iterable_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIterable_Bin(b: rt.Bin): Iterable_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Iterable_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIterable_(r: Iterable_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

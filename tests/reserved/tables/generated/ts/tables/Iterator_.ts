@@ -29,6 +29,17 @@ export function readIterator_(v: unknown, at: rt.At): Iterator_ {
   }
 }
 
+/** Reads a Iterator_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readIterator_Bin(b: rt.Bin): Iterator_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Iterator_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeIterator_(r: Iterator_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readJoin(v: unknown, at: rt.At): Join {
   }
 }
 
+/** Reads a Join from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readJoinBin(b: rt.Bin): Join {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Join> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeJoin(r: Join): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

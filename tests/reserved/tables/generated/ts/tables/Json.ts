@@ -29,6 +29,17 @@ export function readJson(v: unknown, at: rt.At): Json {
   }
 }
 
+/** Reads a Json from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readJsonBin(b: rt.Bin): Json {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Json> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeJson(r: Json): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

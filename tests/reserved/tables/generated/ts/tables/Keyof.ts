@@ -29,6 +29,17 @@ export function readKeyof(v: unknown, at: rt.At): Keyof {
   }
 }
 
+/** Reads a Keyof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readKeyofBin(b: rt.Bin): Keyof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Keyof> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeKeyof(r: Keyof): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readLet(v: unknown, at: rt.At): Let {
   }
 }
 
+/** Reads a Let from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLetBin(b: rt.Bin): Let {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Let> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLet(r: Let): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

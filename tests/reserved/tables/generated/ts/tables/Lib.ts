@@ -29,6 +29,17 @@ export function readLib(v: unknown, at: rt.At): Lib {
   }
 }
 
+/** Reads a Lib from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLibBin(b: rt.Bin): Lib {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lib> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLib(r: Lib): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readLock(v: unknown, at: rt.At): Lock {
   }
 }
 
+/** Reads a Lock from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLockBin(b: rt.Bin): Lock {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Lock> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLock(r: Lock): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readLong(v: unknown, at: rt.At): Long {
   }
 }
 
+/** Reads a Long from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLongBin(b: rt.Bin): Long {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Long> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLong(r: Long): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readLoop(v: unknown, at: rt.At): Loop {
   }
 }
 
+/** Reads a Loop from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLoopBin(b: rt.Bin): Loop {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Loop> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLoop(r: Loop): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

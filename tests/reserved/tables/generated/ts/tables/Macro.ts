@@ -29,6 +29,17 @@ export function readMacro(v: unknown, at: rt.At): Macro {
   }
 }
 
+/** Reads a Macro from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMacroBin(b: rt.Bin): Macro {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Macro> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMacro(r: Macro): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

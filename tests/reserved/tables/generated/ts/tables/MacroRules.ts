@@ -29,6 +29,17 @@ export function readMacroRules(v: unknown, at: rt.At): MacroRules {
   }
 }
 
+/** Reads a MacroRules from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMacroRulesBin(b: rt.Bin): MacroRules {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<MacroRules> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMacroRules(r: MacroRules): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readMain(v: unknown, at: rt.At): Main {
   }
 }
 
+/** Reads a Main from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMainBin(b: rt.Bin): Main {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Main> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMain(r: Main): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

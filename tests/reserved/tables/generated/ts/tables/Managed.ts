@@ -29,6 +29,17 @@ export function readManaged(v: unknown, at: rt.At): Managed {
   }
 }
 
+/** Reads a Managed from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readManagedBin(b: rt.Bin): Managed {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Managed> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeManaged(r: Managed): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readMap_(v: unknown, at: rt.At): Map_ {
   }
 }
 
+/** Reads a Map_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMap_Bin(b: rt.Bin): Map_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Map_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMap_(r: Map_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

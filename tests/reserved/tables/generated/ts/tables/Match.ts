@@ -29,6 +29,17 @@ export function readMatch(v: unknown, at: rt.At): Match {
   }
 }
 
+/** Reads a Match from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMatchBin(b: rt.Bin): Match {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Match> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMatch(r: Match): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

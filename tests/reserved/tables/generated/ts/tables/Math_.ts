@@ -29,6 +29,17 @@ export function readMath_(v: unknown, at: rt.At): Math_ {
   }
 }
 
+/** Reads a Math_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMath_Bin(b: rt.Bin): Math_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Math_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMath_(r: Math_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

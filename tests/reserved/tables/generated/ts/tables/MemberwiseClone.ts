@@ -29,6 +29,17 @@ export function readMemberwiseClone(v: unknown, at: rt.At): MemberwiseClone {
   }
 }
 
+/** Reads a MemberwiseClone from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMemberwiseCloneBin(b: rt.Bin): MemberwiseClone {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<MemberwiseClone> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMemberwiseClone(r: MemberwiseClone): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

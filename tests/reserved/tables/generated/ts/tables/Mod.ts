@@ -29,6 +29,17 @@ export function readMod(v: unknown, at: rt.At): Mod {
   }
 }
 
+/** Reads a Mod from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readModBin(b: rt.Bin): Mod {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Mod> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMod(r: Mod): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readModule(v: unknown, at: rt.At): Module {
   }
 }
 
+/** Reads a Module from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readModuleBin(b: rt.Bin): Module {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Module> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeModule(r: Module): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readMove(v: unknown, at: rt.At): Move {
   }
 }
 
+/** Reads a Move from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMoveBin(b: rt.Bin): Move {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Move> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMove(r: Move): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

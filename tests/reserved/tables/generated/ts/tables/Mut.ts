@@ -29,6 +29,17 @@ export function readMut(v: unknown, at: rt.At): Mut {
   }
 }
 
+/** Reads a Mut from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readMutBin(b: rt.Bin): Mut {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Mut> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeMut(r: Mut): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNaN_(v: unknown, at: rt.At): NaN_ {
   }
 }
 
+/** Reads a NaN_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNaN_Bin(b: rt.Bin): NaN_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<NaN_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNaN_(r: NaN_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

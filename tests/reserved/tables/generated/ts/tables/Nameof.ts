@@ -29,6 +29,17 @@ export function readNameof(v: unknown, at: rt.At): Nameof {
   }
 }
 
+/** Reads a Nameof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNameofBin(b: rt.Bin): Nameof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Nameof> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNameof(r: Nameof): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNamespace(v: unknown, at: rt.At): Namespace {
   }
 }
 
+/** Reads a Namespace from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNamespaceBin(b: rt.Bin): Namespace {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Namespace> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNamespace(r: Namespace): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNever(v: unknown, at: rt.At): Never {
   }
 }
 
+/** Reads a Never from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNeverBin(b: rt.Bin): Never {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Never> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNever(r: Never): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNew(v: unknown, at: rt.At): New {
   }
 }
 
+/** Reads a New from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNewBin(b: rt.Bin): New {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<New> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNew(r: New): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNint(v: unknown, at: rt.At): Nint {
   }
 }
 
+/** Reads a Nint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNintBin(b: rt.Bin): Nint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Nint> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNint(r: Nint): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNonNullable_(v: unknown, at: rt.At): NonNullable_ {
   }
 }
 
+/** Reads a NonNullable_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNonNullable_Bin(b: rt.Bin): NonNullable_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<NonNullable_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNonNullable_(r: NonNullable_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNone(v: unknown, at: rt.At): None {
   }
 }
 
+/** Reads a None from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNoneBin(b: rt.Bin): None {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<None> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNone(r: None): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

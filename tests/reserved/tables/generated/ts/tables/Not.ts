@@ -29,6 +29,17 @@ export function readNot(v: unknown, at: rt.At): Not {
   }
 }
 
+/** Reads a Not from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNotBin(b: rt.Bin): Not {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Not> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNot(r: Not): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

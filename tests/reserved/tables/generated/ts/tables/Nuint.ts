@@ -29,6 +29,17 @@ export function readNuint(v: unknown, at: rt.At): Nuint {
   }
 }
 
+/** Reads a Nuint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNuintBin(b: rt.Bin): Nuint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Nuint> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNuint(r: Nuint): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNull(v: unknown, at: rt.At): Null {
   }
 }
 
+/** Reads a Null from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNullBin(b: rt.Bin): Null {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Null> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNull(r: Null): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readNumber_(v: unknown, at: rt.At): Number_ {
   }
 }
 
+/** Reads a Number_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNumber_Bin(b: rt.Bin): Number_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Number_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeNumber_(r: Number_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readObject_(v: unknown, at: rt.At): Object_ {
   }
 }
 
+/** Reads a Object_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readObject_Bin(b: rt.Bin): Object_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Object_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeObject_(r: Object_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readOf(v: unknown, at: rt.At): Of {
   }
 }
 
+/** Reads a Of from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOfBin(b: rt.Bin): Of {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Of> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOf(r: Of): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

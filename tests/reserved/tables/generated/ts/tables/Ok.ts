@@ -29,6 +29,17 @@ export function readOk(v: unknown, at: rt.At): Ok {
   }
 }
 
+/** Reads a Ok from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOkBin(b: rt.Bin): Ok {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ok> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOk(r: Ok): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readOmit_(v: unknown, at: rt.At): Omit_ {
   }
 }
 
+/** Reads a Omit_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOmit_Bin(b: rt.Bin): Omit_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Omit_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOmit_(r: Omit_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

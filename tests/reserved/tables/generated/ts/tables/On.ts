@@ -29,6 +29,17 @@ export function readOn(v: unknown, at: rt.At): On {
   }
 }
 
+/** Reads a On from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOnBin(b: rt.Bin): On {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<On> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOn(r: On): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readOperator(v: unknown, at: rt.At): Operator {
   }
 }
 
+/** Reads a Operator from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOperatorBin(b: rt.Bin): Operator {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Operator> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOperator(r: Operator): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readOption(v: unknown, at: rt.At): Option {
   }
 }
 
+/** Reads a Option from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOptionBin(b: rt.Bin): Option {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Option> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOption(r: Option): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

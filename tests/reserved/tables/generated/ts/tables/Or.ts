@@ -29,6 +29,17 @@ export function readOr(v: unknown, at: rt.At): Or {
   }
 }
 
+/** Reads a Or from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOrBin(b: rt.Bin): Or {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Or> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOr(r: Or): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readOrd(v: unknown, at: rt.At): Ord {
   }
 }
 
+/** Reads a Ord from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOrdBin(b: rt.Bin): Ord {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ord> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOrd(r: Ord): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

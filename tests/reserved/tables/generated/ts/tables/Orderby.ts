@@ -29,6 +29,17 @@ export function readOrderby(v: unknown, at: rt.At): Orderby {
   }
 }
 
+/** Reads a Orderby from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOrderbyBin(b: rt.Bin): Orderby {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Orderby> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOrderby(r: Orderby): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readOut(v: unknown, at: rt.At): Out {
   }
 }
 
+/** Reads a Out from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOutBin(b: rt.Bin): Out {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Out> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOut(r: Out): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readOverride(v: unknown, at: rt.At): Override {
   }
 }
 
+/** Reads a Override from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOverrideBin(b: rt.Bin): Override {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Override> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeOverride(r: Override): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readPackage(v: unknown, at: rt.At): Package {
   }
 }
 
+/** Reads a Package from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPackageBin(b: rt.Bin): Package {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Package> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePackage(r: Package): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readParameters_(v: unknown, at: rt.At): Parameters_ {
   }
 }
 
+/** Reads a Parameters_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readParameters_Bin(b: rt.Bin): Parameters_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Parameters_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeParameters_(r: Parameters_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

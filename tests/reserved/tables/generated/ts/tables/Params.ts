@@ -29,6 +29,17 @@ export function readParams(v: unknown, at: rt.At): Params {
   }
 }
 
+/** Reads a Params from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readParamsBin(b: rt.Bin): Params {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Params> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeParams(r: Params): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

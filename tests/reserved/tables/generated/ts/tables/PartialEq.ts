@@ -29,6 +29,17 @@ export function readPartialEq(v: unknown, at: rt.At): PartialEq {
   }
 }
 
+/** Reads a PartialEq from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartialEqBin(b: rt.Bin): PartialEq {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PartialEq> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePartialEq(r: PartialEq): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

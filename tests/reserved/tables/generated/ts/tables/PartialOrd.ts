@@ -29,6 +29,17 @@ export function readPartialOrd(v: unknown, at: rt.At): PartialOrd {
   }
 }
 
+/** Reads a PartialOrd from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartialOrdBin(b: rt.Bin): PartialOrd {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PartialOrd> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePartialOrd(r: PartialOrd): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

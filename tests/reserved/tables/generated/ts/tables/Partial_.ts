@@ -29,6 +29,17 @@ export function readPartial_(v: unknown, at: rt.At): Partial_ {
   }
 }
 
+/** Reads a Partial_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartial_Bin(b: rt.Bin): Partial_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Partial_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePartial_(r: Partial_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

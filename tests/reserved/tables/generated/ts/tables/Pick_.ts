@@ -29,6 +29,17 @@ export function readPick_(v: unknown, at: rt.At): Pick_ {
   }
 }
 
+/** Reads a Pick_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPick_Bin(b: rt.Bin): Pick_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Pick_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePick_(r: Pick_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readPriv(v: unknown, at: rt.At): Priv {
   }
 }
 
+/** Reads a Priv from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPrivBin(b: rt.Bin): Priv {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Priv> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePriv(r: Priv): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readPrivate(v: unknown, at: rt.At): Private {
   }
 }
 
+/** Reads a Private from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPrivateBin(b: rt.Bin): Private {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Private> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePrivate(r: Private): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

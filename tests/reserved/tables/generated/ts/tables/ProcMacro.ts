@@ -29,6 +29,17 @@ export function readProcMacro(v: unknown, at: rt.At): ProcMacro {
   }
 }
 
+/** Reads a ProcMacro from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProcMacroBin(b: rt.Bin): ProcMacro {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ProcMacro> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeProcMacro(r: ProcMacro): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

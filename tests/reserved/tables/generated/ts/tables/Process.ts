@@ -29,6 +29,17 @@ export function readProcess(v: unknown, at: rt.At): Process {
   }
 }
 
+/** Reads a Process from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProcessBin(b: rt.Bin): Process {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Process> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeProcess(r: Process): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readPromise_(v: unknown, at: rt.At): Promise_ {
   }
 }
 
+/** Reads a Promise_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPromise_Bin(b: rt.Bin): Promise_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Promise_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePromise_(r: Promise_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readPropertyIsEnumerable(v: unknown, at: rt.At): PropertyIsEnume
   }
 }
 
+/** Reads a PropertyIsEnumerable from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPropertyIsEnumerableBin(b: rt.Bin): PropertyIsEnumerable {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PropertyIsEnumerable> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePropertyIsEnumerable(r: PropertyIsEnumerable): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readPropertyKey_(v: unknown, at: rt.At): PropertyKey_ {
   }
 }
 
+/** Reads a PropertyKey_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPropertyKey_Bin(b: rt.Bin): PropertyKey_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<PropertyKey_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePropertyKey_(r: PropertyKey_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readProtected(v: unknown, at: rt.At): Protected {
   }
 }
 
+/** Reads a Protected from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProtectedBin(b: rt.Bin): Protected {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Protected> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeProtected(r: Protected): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

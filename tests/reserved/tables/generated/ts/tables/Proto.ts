@@ -29,6 +29,17 @@ export function readProto(v: unknown, at: rt.At): Proto {
   }
 }
 
+/** Reads a Proto from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProtoBin(b: rt.Bin): Proto {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Proto> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeProto(r: Proto): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

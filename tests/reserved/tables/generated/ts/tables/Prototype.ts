@@ -29,6 +29,17 @@ export function readPrototype(v: unknown, at: rt.At): Prototype {
   }
 }
 
+/** Reads a Prototype from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPrototypeBin(b: rt.Bin): Prototype {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Prototype> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePrototype(r: Prototype): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

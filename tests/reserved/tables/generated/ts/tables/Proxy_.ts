@@ -29,6 +29,17 @@ export function readProxy_(v: unknown, at: rt.At): Proxy_ {
   }
 }
 
+/** Reads a Proxy_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readProxy_Bin(b: rt.Bin): Proxy_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Proxy_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeProxy_(r: Proxy_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

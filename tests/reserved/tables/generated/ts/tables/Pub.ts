@@ -29,6 +29,17 @@ export function readPub(v: unknown, at: rt.At): Pub {
   }
 }
 
+/** Reads a Pub from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPubBin(b: rt.Bin): Pub {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Pub> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePub(r: Pub): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readPublic(v: unknown, at: rt.At): Public {
   }
 }
 
+/** Reads a Public from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPublicBin(b: rt.Bin): Public {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Public> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writePublic(r: Public): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

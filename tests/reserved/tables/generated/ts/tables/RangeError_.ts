@@ -29,6 +29,17 @@ export function readRangeError_(v: unknown, at: rt.At): RangeError_ {
   }
 }
 
+/** Reads a RangeError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRangeError_Bin(b: rt.Bin): RangeError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<RangeError_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRangeError_(r: RangeError_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readRaw(v: unknown, at: rt.At): Raw {
   }
 }
 
+/** Reads a Raw from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRawBin(b: rt.Bin): Raw {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Raw> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRaw(r: Raw): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

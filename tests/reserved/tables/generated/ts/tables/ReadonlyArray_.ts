@@ -29,6 +29,17 @@ export function readReadonlyArray_(v: unknown, at: rt.At): ReadonlyArray_ {
   }
 }
 
+/** Reads a ReadonlyArray_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonlyArray_Bin(b: rt.Bin): ReadonlyArray_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReadonlyArray_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReadonlyArray_(r: ReadonlyArray_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

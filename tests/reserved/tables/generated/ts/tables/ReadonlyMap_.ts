@@ -29,6 +29,17 @@ export function readReadonlyMap_(v: unknown, at: rt.At): ReadonlyMap_ {
   }
 }
 
+/** Reads a ReadonlyMap_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonlyMap_Bin(b: rt.Bin): ReadonlyMap_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReadonlyMap_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReadonlyMap_(r: ReadonlyMap_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readReadonlySet_(v: unknown, at: rt.At): ReadonlySet_ {
   }
 }
 
+/** Reads a ReadonlySet_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonlySet_Bin(b: rt.Bin): ReadonlySet_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReadonlySet_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReadonlySet_(r: ReadonlySet_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

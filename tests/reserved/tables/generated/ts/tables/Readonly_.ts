@@ -29,6 +29,17 @@ export function readReadonly_(v: unknown, at: rt.At): Readonly_ {
   }
 }
 
+/** Reads a Readonly_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReadonly_Bin(b: rt.Bin): Readonly_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Readonly_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReadonly_(r: Readonly_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

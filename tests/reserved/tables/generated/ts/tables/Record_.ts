@@ -29,6 +29,17 @@ export function readRecord_(v: unknown, at: rt.At): Record_ {
   }
 }
 
+/** Reads a Record_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRecord_Bin(b: rt.Bin): Record_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Record_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRecord_(r: Record_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readRef(v: unknown, at: rt.At): Ref {
   }
 }
 
+/** Reads a Ref from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRefBin(b: rt.Bin): Ref {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ref> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRef(r: Ref): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

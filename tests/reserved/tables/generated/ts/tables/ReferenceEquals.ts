@@ -29,6 +29,17 @@ export function readReferenceEquals(v: unknown, at: rt.At): ReferenceEquals {
   }
 }
 
+/** Reads a ReferenceEquals from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReferenceEqualsBin(b: rt.Bin): ReferenceEquals {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReferenceEquals> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReferenceEquals(r: ReferenceEquals): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readReflect_(v: unknown, at: rt.At): Reflect_ {
   }
 }
 
+/** Reads a Reflect_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReflect_Bin(b: rt.Bin): Reflect_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Reflect_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReflect_(r: Reflect_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

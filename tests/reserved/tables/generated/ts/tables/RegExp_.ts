@@ -29,6 +29,17 @@ export function readRegExp_(v: unknown, at: rt.At): RegExp_ {
   }
 }
 
+/** Reads a RegExp_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRegExp_Bin(b: rt.Bin): RegExp_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<RegExp_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRegExp_(r: RegExp_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readRemove(v: unknown, at: rt.At): Remove {
   }
 }
 
+/** Reads a Remove from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRemoveBin(b: rt.Bin): Remove {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Remove> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRemove(r: Remove): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readRequire(v: unknown, at: rt.At): Require {
   }
 }
 
+/** Reads a Require from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRequireBin(b: rt.Bin): Require {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Require> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRequire(r: Require): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readRequired_(v: unknown, at: rt.At): Required_ {
   }
 }
 
+/** Reads a Required_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readRequired_Bin(b: rt.Bin): Required_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Required_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeRequired_(r: Required_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

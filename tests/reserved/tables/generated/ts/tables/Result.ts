@@ -29,6 +29,17 @@ export function readResult(v: unknown, at: rt.At): Result {
   }
 }
 
+/** Reads a Result from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readResultBin(b: rt.Bin): Result {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Result> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeResult(r: Result): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readReturn(v: unknown, at: rt.At): Return {
   }
 }
 
+/** Reads a Return from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReturnBin(b: rt.Bin): Return {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Return> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReturn(r: Return): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

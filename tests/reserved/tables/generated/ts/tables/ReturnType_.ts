@@ -29,6 +29,17 @@ export function readReturnType_(v: unknown, at: rt.At): ReturnType_ {
   }
 }
 
+/** Reads a ReturnType_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readReturnType_Bin(b: rt.Bin): ReturnType_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ReturnType_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeReturnType_(r: ReturnType_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSafe(v: unknown, at: rt.At): Safe {
   }
 }
 
+/** Reads a Safe from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSafeBin(b: rt.Bin): Safe {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Safe> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSafe(r: Safe): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

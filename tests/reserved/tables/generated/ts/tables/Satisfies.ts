@@ -29,6 +29,17 @@ export function readSatisfies(v: unknown, at: rt.At): Satisfies {
   }
 }
 
+/** Reads a Satisfies from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSatisfiesBin(b: rt.Bin): Satisfies {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Satisfies> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSatisfies(r: Satisfies): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

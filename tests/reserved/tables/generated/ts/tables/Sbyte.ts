@@ -29,6 +29,17 @@ export function readSbyte(v: unknown, at: rt.At): Sbyte {
   }
 }
 
+/** Reads a Sbyte from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSbyteBin(b: rt.Bin): Sbyte {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sbyte> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSbyte(r: Sbyte): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

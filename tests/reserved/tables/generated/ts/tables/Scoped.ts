@@ -29,6 +29,17 @@ export function readScoped(v: unknown, at: rt.At): Scoped {
   }
 }
 
+/** Reads a Scoped from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readScopedBin(b: rt.Bin): Scoped {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Scoped> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeScoped(r: Scoped): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSealed(v: unknown, at: rt.At): Sealed {
   }
 }
 
+/** Reads a Sealed from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSealedBin(b: rt.Bin): Sealed {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sealed> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSealed(r: Sealed): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSelect(v: unknown, at: rt.At): Select {
   }
 }
 
+/** Reads a Select from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSelectBin(b: rt.Bin): Select {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Select> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSelect(r: Select): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSelf(v: unknown, at: rt.At): Self {
   }
 }
 
+/** Reads a Self from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSelfBin(b: rt.Bin): Self {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Self> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSelf(r: Self): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

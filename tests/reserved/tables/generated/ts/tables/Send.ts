@@ -29,6 +29,17 @@ export function readSend(v: unknown, at: rt.At): Send {
   }
 }
 
+/** Reads a Send from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSendBin(b: rt.Bin): Send {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Send> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSend(r: Send): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

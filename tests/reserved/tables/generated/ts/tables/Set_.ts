@@ -29,6 +29,17 @@ export function readSet_(v: unknown, at: rt.At): Set_ {
   }
 }
 
+/** Reads a Set_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSet_Bin(b: rt.Bin): Set_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Set_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSet_(r: Set_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readShort(v: unknown, at: rt.At): Short {
   }
 }
 
+/** Reads a Short from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShortBin(b: rt.Bin): Short {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Short> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeShort(r: Short): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSized(v: unknown, at: rt.At): Sized {
   }
 }
 
+/** Reads a Sized from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSizedBin(b: rt.Bin): Sized {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sized> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSized(r: Sized): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

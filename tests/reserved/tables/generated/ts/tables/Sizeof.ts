@@ -29,6 +29,17 @@ export function readSizeof(v: unknown, at: rt.At): Sizeof {
   }
 }
 
+/** Reads a Sizeof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSizeofBin(b: rt.Bin): Sizeof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sizeof> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSizeof(r: Sizeof): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

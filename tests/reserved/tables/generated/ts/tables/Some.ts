@@ -29,6 +29,17 @@ export function readSome(v: unknown, at: rt.At): Some {
   }
 }
 
+/** Reads a Some from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSomeBin(b: rt.Bin): Some {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Some> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSome(r: Some): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

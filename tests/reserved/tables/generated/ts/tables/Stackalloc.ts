@@ -29,6 +29,17 @@ export function readStackalloc(v: unknown, at: rt.At): Stackalloc {
   }
 }
 
+/** Reads a Stackalloc from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStackallocBin(b: rt.Bin): Stackalloc {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Stackalloc> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeStackalloc(r: Stackalloc): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readStatic(v: unknown, at: rt.At): Static {
   }
 }
 
+/** Reads a Static from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStaticBin(b: rt.Bin): Static {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Static> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeStatic(r: Static): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readStd(v: unknown, at: rt.At): Std {
   }
 }
 
+/** Reads a Std from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStdBin(b: rt.Bin): Std {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Std> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeStd(r: Std): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readStr(v: unknown, at: rt.At): Str {
   }
 }
 
+/** Reads a Str from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStrBin(b: rt.Bin): Str {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Str> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeStr(r: Str): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

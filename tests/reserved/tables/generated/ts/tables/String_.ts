@@ -29,6 +29,17 @@ export function readString_(v: unknown, at: rt.At): String_ {
   }
 }
 
+/** Reads a String_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readString_Bin(b: rt.Bin): String_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<String_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeString_(r: String_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readStruct(v: unknown, at: rt.At): Struct {
   }
 }
 
+/** Reads a Struct from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStructBin(b: rt.Bin): Struct {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Struct> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeStruct(r: Struct): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSuper(v: unknown, at: rt.At): Super {
   }
 }
 
+/** Reads a Super from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSuperBin(b: rt.Bin): Super {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Super> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSuper(r: Super): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

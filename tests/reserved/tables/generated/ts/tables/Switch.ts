@@ -29,6 +29,17 @@ export function readSwitch(v: unknown, at: rt.At): Switch {
   }
 }
 
+/** Reads a Switch from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSwitchBin(b: rt.Bin): Switch {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Switch> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSwitch(r: Switch): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

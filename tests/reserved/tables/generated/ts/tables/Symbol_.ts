@@ -29,6 +29,17 @@ export function readSymbol_(v: unknown, at: rt.At): Symbol_ {
   }
 }
 
+/** Reads a Symbol_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSymbol_Bin(b: rt.Bin): Symbol_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Symbol_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSymbol_(r: Symbol_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSync(v: unknown, at: rt.At): Sync {
   }
 }
 
+/** Reads a Sync from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSyncBin(b: rt.Bin): Sync {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Sync> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSync(r: Sync): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readSyntaxError_(v: unknown, at: rt.At): SyntaxError_ {
   }
 }
 
+/** Reads a SyntaxError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSyntaxError_Bin(b: rt.Bin): SyntaxError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<SyntaxError_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeSyntaxError_(r: SyntaxError_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

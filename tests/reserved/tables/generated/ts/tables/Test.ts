@@ -29,6 +29,17 @@ export function readTest(v: unknown, at: rt.At): Test {
   }
 }
 
+/** Reads a Test from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTestBin(b: rt.Bin): Test {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Test> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTest(r: Test): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

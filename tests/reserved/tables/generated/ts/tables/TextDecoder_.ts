@@ -29,6 +29,17 @@ export function readTextDecoder_(v: unknown, at: rt.At): TextDecoder_ {
   }
 }
 
+/** Reads a TextDecoder_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTextDecoder_Bin(b: rt.Bin): TextDecoder_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TextDecoder_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTextDecoder_(r: TextDecoder_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

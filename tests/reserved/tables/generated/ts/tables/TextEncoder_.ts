@@ -29,6 +29,17 @@ export function readTextEncoder_(v: unknown, at: rt.At): TextEncoder_ {
   }
 }
 
+/** Reads a TextEncoder_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTextEncoder_Bin(b: rt.Bin): TextEncoder_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TextEncoder_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTextEncoder_(r: TextEncoder_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

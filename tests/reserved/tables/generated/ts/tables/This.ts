@@ -29,6 +29,17 @@ export function readThis(v: unknown, at: rt.At): This {
   }
 }
 
+/** Reads a This from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readThisBin(b: rt.Bin): This {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<This> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeThis(r: This): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

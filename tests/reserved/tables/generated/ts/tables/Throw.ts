@@ -29,6 +29,17 @@ export function readThrow(v: unknown, at: rt.At): Throw {
   }
 }
 
+/** Reads a Throw from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readThrowBin(b: rt.Bin): Throw {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Throw> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeThrow(r: Throw): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

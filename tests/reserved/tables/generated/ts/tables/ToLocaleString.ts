@@ -29,6 +29,17 @@ export function readToLocaleString(v: unknown, at: rt.At): ToLocaleString {
   }
 }
 
+/** Reads a ToLocaleString from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readToLocaleStringBin(b: rt.Bin): ToLocaleString {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ToLocaleString> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeToLocaleString(r: ToLocaleString): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

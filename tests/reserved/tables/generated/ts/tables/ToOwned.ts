@@ -29,6 +29,17 @@ export function readToOwned(v: unknown, at: rt.At): ToOwned {
   }
 }
 
+/** Reads a ToOwned from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readToOwnedBin(b: rt.Bin): ToOwned {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ToOwned> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeToOwned(r: ToOwned): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readToString(v: unknown, at: rt.At): ToString {
   }
 }
 
+/** Reads a ToString from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readToStringBin(b: rt.Bin): ToString {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ToString> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeToString(r: ToString): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

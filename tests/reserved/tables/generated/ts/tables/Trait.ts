@@ -29,6 +29,17 @@ export function readTrait(v: unknown, at: rt.At): Trait {
   }
 }
 
+/** Reads a Trait from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTraitBin(b: rt.Bin): Trait {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Trait> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTrait(r: Trait): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readTrue(v: unknown, at: rt.At): True {
   }
 }
 
+/** Reads a True from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTrueBin(b: rt.Bin): True {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<True> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTrue(r: True): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

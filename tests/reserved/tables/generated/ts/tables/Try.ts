@@ -29,6 +29,17 @@ export function readTry(v: unknown, at: rt.At): Try {
   }
 }
 
+/** Reads a Try from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTryBin(b: rt.Bin): Try {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Try> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTry(r: Try): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

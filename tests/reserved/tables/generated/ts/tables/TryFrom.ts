@@ -29,6 +29,17 @@ export function readTryFrom(v: unknown, at: rt.At): TryFrom {
   }
 }
 
+/** Reads a TryFrom from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTryFromBin(b: rt.Bin): TryFrom {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TryFrom> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTryFrom(r: TryFrom): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

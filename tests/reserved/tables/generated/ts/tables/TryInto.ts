@@ -29,6 +29,17 @@ export function readTryInto(v: unknown, at: rt.At): TryInto {
   }
 }
 
+/** Reads a TryInto from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTryIntoBin(b: rt.Bin): TryInto {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TryInto> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTryInto(r: TryInto): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readType(v: unknown, at: rt.At): Type {
   }
 }
 
+/** Reads a Type from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTypeBin(b: rt.Bin): Type {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Type> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeType(r: Type): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

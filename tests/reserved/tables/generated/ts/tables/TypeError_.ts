@@ -29,6 +29,17 @@ export function readTypeError_(v: unknown, at: rt.At): TypeError_ {
   }
 }
 
+/** Reads a TypeError_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTypeError_Bin(b: rt.Bin): TypeError_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<TypeError_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTypeError_(r: TypeError_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

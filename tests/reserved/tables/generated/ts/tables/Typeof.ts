@@ -29,6 +29,17 @@ export function readTypeof(v: unknown, at: rt.At): Typeof {
   }
 }
 
+/** Reads a Typeof from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readTypeofBin(b: rt.Bin): Typeof {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Typeof> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeTypeof(r: Typeof): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

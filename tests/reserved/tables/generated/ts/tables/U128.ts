@@ -29,6 +29,17 @@ export function readU128(v: unknown, at: rt.At): U128 {
   }
 }
 
+/** Reads a U128 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU128Bin(b: rt.Bin): U128 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U128> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU128(r: U128): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readU16(v: unknown, at: rt.At): U16 {
   }
 }
 
+/** Reads a U16 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU16Bin(b: rt.Bin): U16 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U16> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU16(r: U16): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readU32(v: unknown, at: rt.At): U32 {
   }
 }
 
+/** Reads a U32 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU32Bin(b: rt.Bin): U32 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U32> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU32(r: U32): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

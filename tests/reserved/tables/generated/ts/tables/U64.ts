@@ -29,6 +29,17 @@ export function readU64(v: unknown, at: rt.At): U64 {
   }
 }
 
+/** Reads a U64 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU64Bin(b: rt.Bin): U64 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U64> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU64(r: U64): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readU8(v: unknown, at: rt.At): U8 {
   }
 }
 
+/** Reads a U8 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readU8Bin(b: rt.Bin): U8 {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<U8> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeU8(r: U8): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUint(v: unknown, at: rt.At): Uint {
   }
 }
 
+/** Reads a Uint from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUintBin(b: rt.Bin): Uint {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Uint> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUint(r: Uint): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

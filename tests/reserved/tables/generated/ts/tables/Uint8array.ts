@@ -29,6 +29,17 @@ export function readUint8array(v: unknown, at: rt.At): Uint8array {
   }
 }
 
+/** Reads a Uint8array from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUint8arrayBin(b: rt.Bin): Uint8array {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Uint8array> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUint8array(r: Uint8array): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUlong(v: unknown, at: rt.At): Ulong {
   }
 }
 
+/** Reads a Ulong from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUlongBin(b: rt.Bin): Ulong {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ulong> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUlong(r: Ulong): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

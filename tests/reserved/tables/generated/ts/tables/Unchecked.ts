@@ -29,6 +29,17 @@ export function readUnchecked(v: unknown, at: rt.At): Unchecked {
   }
 }
 
+/** Reads a Unchecked from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUncheckedBin(b: rt.Bin): Unchecked {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unchecked> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnchecked(r: Unchecked): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

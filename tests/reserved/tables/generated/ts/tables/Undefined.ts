@@ -29,6 +29,17 @@ export function readUndefined(v: unknown, at: rt.At): Undefined {
   }
 }
 
+/** Reads a Undefined from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUndefinedBin(b: rt.Bin): Undefined {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Undefined> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUndefined(r: Undefined): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUnion(v: unknown, at: rt.At): Union {
   }
 }
 
+/** Reads a Union from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnionBin(b: rt.Bin): Union {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Union> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnion(r: Union): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUnique(v: unknown, at: rt.At): Unique {
   }
 }
 
+/** Reads a Unique from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUniqueBin(b: rt.Bin): Unique {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unique> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnique(r: Unique): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUnknown(v: unknown, at: rt.At): Unknown {
   }
 }
 
+/** Reads a Unknown from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnknownBin(b: rt.Bin): Unknown {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unknown> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnknown(r: Unknown): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUnmanaged(v: unknown, at: rt.At): Unmanaged {
   }
 }
 
+/** Reads a Unmanaged from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnmanagedBin(b: rt.Bin): Unmanaged {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unmanaged> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnmanaged(r: Unmanaged): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

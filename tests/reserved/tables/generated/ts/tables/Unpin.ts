@@ -29,6 +29,17 @@ export function readUnpin(v: unknown, at: rt.At): Unpin {
   }
 }
 
+/** Reads a Unpin from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnpinBin(b: rt.Bin): Unpin {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unpin> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnpin(r: Unpin): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUnsafe(v: unknown, at: rt.At): Unsafe {
   }
 }
 
+/** Reads a Unsafe from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnsafeBin(b: rt.Bin): Unsafe {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unsafe> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnsafe(r: Unsafe): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUnsized(v: unknown, at: rt.At): Unsized {
   }
 }
 
+/** Reads a Unsized from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUnsizedBin(b: rt.Bin): Unsized {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Unsized> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUnsized(r: Unsized): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

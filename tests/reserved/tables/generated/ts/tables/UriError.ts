@@ -29,6 +29,17 @@ export function readUriError(v: unknown, at: rt.At): UriError {
   }
 }
 
+/** Reads a UriError from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUriErrorBin(b: rt.Bin): UriError {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<UriError> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUriError(r: UriError): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUrl(v: unknown, at: rt.At): Url {
   }
 }
 
+/** Reads a Url from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUrlBin(b: rt.Bin): Url {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Url> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUrl(r: Url): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUse(v: unknown, at: rt.At): Use {
   }
 }
 
+/** Reads a Use from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUseBin(b: rt.Bin): Use {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Use> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUse(r: Use): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

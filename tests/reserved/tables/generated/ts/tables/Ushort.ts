@@ -29,6 +29,17 @@ export function readUshort(v: unknown, at: rt.At): Ushort {
   }
 }
 
+/** Reads a Ushort from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUshortBin(b: rt.Bin): Ushort {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Ushort> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUshort(r: Ushort): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

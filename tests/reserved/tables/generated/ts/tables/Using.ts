@@ -29,6 +29,17 @@ export function readUsing(v: unknown, at: rt.At): Using {
   }
 }
 
+/** Reads a Using from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUsingBin(b: rt.Bin): Using {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Using> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUsing(r: Using): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readUsize(v: unknown, at: rt.At): Usize {
   }
 }
 
+/** Reads a Usize from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readUsizeBin(b: rt.Bin): Usize {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Usize> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeUsize(r: Usize): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readValue(v: unknown, at: rt.At): Value {
   }
 }
 
+/** Reads a Value from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readValueBin(b: rt.Bin): Value {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Value> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeValue(r: Value): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

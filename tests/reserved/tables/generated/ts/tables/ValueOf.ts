@@ -29,6 +29,17 @@ export function readValueOf(v: unknown, at: rt.At): ValueOf {
   }
 }
 
+/** Reads a ValueOf from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readValueOfBin(b: rt.Bin): ValueOf {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<ValueOf> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeValueOf(r: ValueOf): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readVar(v: unknown, at: rt.At): Var {
   }
 }
 
+/** Reads a Var from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVarBin(b: rt.Bin): Var {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Var> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVar(r: Var): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readVec(v: unknown, at: rt.At): Vec {
   }
 }
 
+/** Reads a Vec from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVecBin(b: rt.Bin): Vec {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Vec> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVec(r: Vec): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

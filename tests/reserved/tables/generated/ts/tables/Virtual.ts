@@ -29,6 +29,17 @@ export function readVirtual(v: unknown, at: rt.At): Virtual {
   }
 }
 
+/** Reads a Virtual from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVirtualBin(b: rt.Bin): Virtual {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Virtual> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVirtual(r: Virtual): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

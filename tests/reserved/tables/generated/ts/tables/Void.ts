@@ -29,6 +29,17 @@ export function readVoid(v: unknown, at: rt.At): Void {
   }
 }
 
+/** Reads a Void from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVoidBin(b: rt.Bin): Void {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Void> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVoid(r: Void): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readVolatile(v: unknown, at: rt.At): Volatile {
   }
 }
 
+/** Reads a Volatile from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readVolatileBin(b: rt.Bin): Volatile {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Volatile> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeVolatile(r: Volatile): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readWeakMap_(v: unknown, at: rt.At): WeakMap_ {
   }
 }
 
+/** Reads a WeakMap_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWeakMap_Bin(b: rt.Bin): WeakMap_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<WeakMap_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWeakMap_(r: WeakMap_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readWeakSet_(v: unknown, at: rt.At): WeakSet_ {
   }
 }
 
+/** Reads a WeakSet_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWeakSet_Bin(b: rt.Bin): WeakSet_ {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<WeakSet_> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWeakSet_(r: WeakSet_): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readWhen(v: unknown, at: rt.At): When {
   }
 }
 
+/** Reads a When from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWhenBin(b: rt.Bin): When {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<When> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWhen(r: When): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

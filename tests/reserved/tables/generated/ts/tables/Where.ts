@@ -29,6 +29,17 @@ export function readWhere(v: unknown, at: rt.At): Where {
   }
 }
 
+/** Reads a Where from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWhereBin(b: rt.Bin): Where {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Where> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWhere(r: Where): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

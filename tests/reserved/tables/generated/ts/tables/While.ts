@@ -29,6 +29,17 @@ export function readWhile(v: unknown, at: rt.At): While {
   }
 }
 
+/** Reads a While from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWhileBin(b: rt.Bin): While {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<While> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWhile(r: While): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

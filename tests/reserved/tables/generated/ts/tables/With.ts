@@ -29,6 +29,17 @@ export function readWith(v: unknown, at: rt.At): With {
   }
 }
 
+/** Reads a With from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readWithBin(b: rt.Bin): With {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<With> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeWith(r: With): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -29,6 +29,17 @@ export function readYield(v: unknown, at: rt.At): Yield {
   }
 }
 
+/** Reads a Yield from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readYieldBin(b: rt.Bin): Yield {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.int(-2147483648, 2147483647);
+  const r: rt.Mutable<Yield> = {
+    id: x0,
+    value: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeYield(r: Yield): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Await {
 pub const SCHEMA_HASH: &str = "fe8121fca506f5492acc1b3a216822992f4de855ea58d8111feccc2584c9455a";
 /// The rows of `await`, decoded on first use from the embedded `data/await.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    101,
+    102,
     "data/await.bytes",
     "await",
     SCHEMA_HASH,

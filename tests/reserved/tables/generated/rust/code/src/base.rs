@@ -43,7 +43,7 @@ impl crate::runtime::Row for Base {
 pub const SCHEMA_HASH: &str = "d660ee1715ffd22765536e56881148597166cc2c0196143e0fc9c57c12935a76";
 /// The rows of `base`, decoded on first use from the embedded `data/base.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    102,
+    103,
     "data/base.bytes",
     "base",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Become {
 pub const SCHEMA_HASH: &str = "b40697261c37036c649dfb35f91d9e65fc727a6ac2c1d580122d3929796bcbb8";
 /// The rows of `become`, decoded on first use from the embedded `data/become.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    103,
+    104,
     "data/become.bytes",
     "become",
     SCHEMA_HASH,

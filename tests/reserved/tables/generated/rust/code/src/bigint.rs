@@ -43,7 +43,7 @@ impl crate::runtime::Row for Bigint {
 pub const SCHEMA_HASH: &str = "b40c655ce25d506db7be1fd13eb3a183130d78af514ae3eb8ffe7d8cd83e0a3f";
 /// The rows of `bigint`, decoded on first use from the embedded `data/bigint.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    104,
+    105,
     "data/bigint.bytes",
     "bigint",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Bool {
 pub const SCHEMA_HASH: &str = "49c85df1e6bd8d23c977e137e52e86a0149a56df5820a35f01b00faf6cbb52c4";
 /// The rows of `bool`, decoded on first use from the embedded `data/bool.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    105,
+    106,
     "data/bool.bytes",
     "bool",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Boolean {
 pub const SCHEMA_HASH: &str = "e8b74e4f484eb8a6c114944e3d6799895f4396f916663f9dd58db5755ce523ae";
 /// The rows of `boolean`, decoded on first use from the embedded `data/boolean.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    106,
+    107,
     "data/boolean.bytes",
     "boolean",
     SCHEMA_HASH,

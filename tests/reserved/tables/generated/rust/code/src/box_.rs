@@ -43,7 +43,7 @@ impl crate::runtime::Row for Box_ {
 pub const SCHEMA_HASH: &str = "151ad02f57db1d2ed4141f62452722ab14718fd78f9ddcf0821be28b3da802fe";
 /// The rows of `box`, decoded on first use from the embedded `data/box.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    107,
+    108,
     "data/box.bytes",
     "box",
     SCHEMA_HASH,

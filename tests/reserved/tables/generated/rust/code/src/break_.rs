@@ -43,7 +43,7 @@ impl crate::runtime::Row for Break {
 pub const SCHEMA_HASH: &str = "f1356b818caf9e66cb3d9a91cfbbc63240d41771f5076acebbde4ea9bfce30dc";
 /// The rows of `break`, decoded on first use from the embedded `data/break.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    108,
+    109,
     "data/break.bytes",
     "break",
     SCHEMA_HASH,

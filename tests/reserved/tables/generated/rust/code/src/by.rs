@@ -43,7 +43,7 @@ impl crate::runtime::Row for By {
 pub const SCHEMA_HASH: &str = "385f919309982ca6f5f670f32224350bebb91ee3a814e3495f232dabd0d9da96";
 /// The rows of `by`, decoded on first use from the embedded `data/by.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    109,
+    110,
     "data/by.bytes",
     "by",
     SCHEMA_HASH,

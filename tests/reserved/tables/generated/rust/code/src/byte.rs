@@ -43,7 +43,7 @@ impl crate::runtime::Row for Byte {
 pub const SCHEMA_HASH: &str = "f93dc426aa4ed61316b67eb1c09b9b837cc5ad95d3a69393f119dc720d5a8353";
 /// The rows of `byte`, decoded on first use from the embedded `data/byte.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    110,
+    111,
     "data/byte.bytes",
     "byte",
     SCHEMA_HASH,

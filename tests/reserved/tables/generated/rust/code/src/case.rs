@@ -43,7 +43,7 @@ impl crate::runtime::Row for Case {
 pub const SCHEMA_HASH: &str = "4feac25eacf2841672b0dd96828393fb84e6e55da1735477a16f32cf757b5ee7";
 /// The rows of `case`, decoded on first use from the embedded `data/case.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    111,
+    113,
     "data/case.bytes",
     "case",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Catch {
 pub const SCHEMA_HASH: &str = "11d7aac11f6562225dc0940ee1d3b0aa4aeb37ef2ab6f6460c23088015ee1e30";
 /// The rows of `catch`, decoded on first use from the embedded `data/catch.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    112,
+    114,
     "data/catch.bytes",
     "catch",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Char {
 pub const SCHEMA_HASH: &str = "d23a260248eb1fe573208d73058db7bacf1502a74aed4517326c3bf670bad0cf";
 /// The rows of `char`, decoded on first use from the embedded `data/char.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    113,
+    115,
     "data/char.bytes",
     "char",
     SCHEMA_HASH,

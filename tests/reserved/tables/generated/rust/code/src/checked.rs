@@ -43,7 +43,7 @@ impl crate::runtime::Row for Checked {
 pub const SCHEMA_HASH: &str = "0afb69267e6c7a1c950477926802d7c511f371d1d1f3a440794eadd7e32a24e5";
 /// The rows of `checked`, decoded on first use from the embedded `data/checked.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    114,
+    116,
     "data/checked.bytes",
     "checked",
     SCHEMA_HASH,

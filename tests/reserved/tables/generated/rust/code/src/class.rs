@@ -43,7 +43,7 @@ impl crate::runtime::Row for Class {
 pub const SCHEMA_HASH: &str = "822069ced0af8f201cc1c31085f4a974325239126116f67c16ba884041319329";
 /// The rows of `class`, decoded on first use from the embedded `data/class.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    115,
+    117,
     "data/class.bytes",
     "class",
     SCHEMA_HASH,

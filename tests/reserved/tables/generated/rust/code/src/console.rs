@@ -43,7 +43,7 @@ impl crate::runtime::Row for Console {
 pub const SCHEMA_HASH: &str = "373585342d1c9a5248b28f58e2a26be472116a742a9c48cb10c792b7d9cba0ee";
 /// The rows of `console`, decoded on first use from the embedded `data/console.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    116,
+    118,
     "data/console.bytes",
     "console",
     SCHEMA_HASH,

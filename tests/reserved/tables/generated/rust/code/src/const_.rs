@@ -43,7 +43,7 @@ impl crate::runtime::Row for Const {
 pub const SCHEMA_HASH: &str = "5f4ec0ad9aa03f3d6b5d12ead42967a3962704d1dc2ac47ed9de27e5d0fd79f4";
 /// The rows of `const`, decoded on first use from the embedded `data/const.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    117,
+    119,
     "data/const.bytes",
     "const",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for Constructor {
 pub const SCHEMA_HASH: &str = "c7d70f985aa7a7983bdeeae094f1a287d097c12f9d7324c5b2e6b5523dde1633";
 /// The rows of `constructor`, decoded on first use from the embedded `data/constructor.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    118,
+    120,
     "data/constructor.bytes",
     "constructor",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Continue {
 pub const SCHEMA_HASH: &str = "b15690c428cfc70085e0de80b2f6d6c23fcbfd28196bfffe25ec8815b6e8421e";
 /// The rows of `continue`, decoded on first use from the embedded `data/continue.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    119,
+    121,
     "data/continue.bytes",
     "continue",
     SCHEMA_HASH,

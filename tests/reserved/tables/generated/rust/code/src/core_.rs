@@ -43,7 +43,7 @@ impl crate::runtime::Row for Core {
 pub const SCHEMA_HASH: &str = "8b23b08c48d944fe818fd5c01ef5f4e3bf128caca27d6a76ee347b1b6c8296d9";
 /// The rows of `core`, decoded on first use from the embedded `data/core.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    120,
+    122,
     "data/core.bytes",
     "core",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Crate {
 pub const SCHEMA_HASH: &str = "03e50e5cd6bc5e125d38cf5a39be874d5083ede76c26ef1471d2db2af1e78427";
 /// The rows of `crate`, decoded on first use from the embedded `data/crate.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    121,
+    123,
     "data/crate.bytes",
     "crate",
     SCHEMA_HASH,

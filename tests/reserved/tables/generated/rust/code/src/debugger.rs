@@ -43,7 +43,7 @@ impl crate::runtime::Row for Debugger {
 pub const SCHEMA_HASH: &str = "6a3c05cdbf4904ed27b02a57c52c767d6f48063ab051b7e9faf446f50a6c0382";
 /// The rows of `debugger`, decoded on first use from the embedded `data/debugger.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    122,
+    124,
     "data/debugger.bytes",
     "debugger",
     SCHEMA_HASH,

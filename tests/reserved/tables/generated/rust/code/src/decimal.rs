@@ -43,7 +43,7 @@ impl crate::runtime::Row for Decimal {
 pub const SCHEMA_HASH: &str = "a94d4a77f69397c2732918906d21470de3428bda05a9c8fc2566d2d09602eb1f";
 /// The rows of `decimal`, decoded on first use from the embedded `data/decimal.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    123,
+    125,
     "data/decimal.bytes",
     "decimal",
     SCHEMA_HASH,

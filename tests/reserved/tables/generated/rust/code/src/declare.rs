@@ -43,7 +43,7 @@ impl crate::runtime::Row for Declare {
 pub const SCHEMA_HASH: &str = "3eee70e0d5f1582797a15684da5e0480473f950809f077728d9e4d267208c7fe";
 /// The rows of `declare`, decoded on first use from the embedded `data/declare.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    124,
+    126,
     "data/declare.bytes",
     "declare",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Delegate {
 pub const SCHEMA_HASH: &str = "881f1a0323de18972060e80556f56c7e33aa94f0d66edc3167f62e075b6571e8";
 /// The rows of `delegate`, decoded on first use from the embedded `data/delegate.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    125,
+    127,
     "data/delegate.bytes",
     "delegate",
     SCHEMA_HASH,

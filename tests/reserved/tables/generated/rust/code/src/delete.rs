@@ -43,7 +43,7 @@ impl crate::runtime::Row for Delete {
 pub const SCHEMA_HASH: &str = "70de81575c768e02926dbf2177541a640b69b3c4c233637b396f8242abf1e42c";
 /// The rows of `delete`, decoded on first use from the embedded `data/delete.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    126,
+    128,
     "data/delete.bytes",
     "delete",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for Descending {
 pub const SCHEMA_HASH: &str = "92e9c61aebd4e0b7bbaf9eb846ecfde366d8b0db8caf0f53a7c1daf45586ef99";
 /// The rows of `descending`, decoded on first use from the embedded `data/descending.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    127,
+    129,
     "data/descending.bytes",
     "descending",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Do {
 pub const SCHEMA_HASH: &str = "f496e156a0b20b17aeddd5752b2f00e929372cd34d40595e1d57ed37f68c7a10";
 /// The rows of `do`, decoded on first use from the embedded `data/do.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    128,
+    130,
     "data/do.bytes",
     "do",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Double {
 pub const SCHEMA_HASH: &str = "a9a745ea27e2e86171fe878c033603225da6d2aa12c14149306adcaaf69de59a";
 /// The rows of `double`, decoded on first use from the embedded `data/double.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    129,
+    131,
     "data/double.bytes",
     "double",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Dyn {
 pub const SCHEMA_HASH: &str = "05e9c0f5f4249398f2fb25a60c59cbe573c70105e4ed03e0b77959b42681c2ee";
 /// The rows of `dyn`, decoded on first use from the embedded `data/dyn.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    130,
+    132,
     "data/dyn.bytes",
     "dyn",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Dynamic {
 pub const SCHEMA_HASH: &str = "d3b46863618d1e45d1c62e0d749bbe63db46f2162328c3ca0f0704275356690b";
 /// The rows of `dynamic`, decoded on first use from the embedded `data/dynamic.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    131,
+    133,
     "data/dynamic.bytes",
     "dynamic",
     SCHEMA_HASH,

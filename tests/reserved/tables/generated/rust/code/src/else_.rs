@@ -43,7 +43,7 @@ impl crate::runtime::Row for Else {
 pub const SCHEMA_HASH: &str = "21bec99b7db69d2b614a2fa0d8cce096cf4b8a3e0ded4851a198b286be5881ad";
 /// The rows of `else`, decoded on first use from the embedded `data/else.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    132,
+    134,
     "data/else.bytes",
     "else",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Enum {
 pub const SCHEMA_HASH: &str = "dd63214db704465c028b0438bc2bd351eadf935f811da6ac0b7a064f589d281d";
 /// The rows of `enum`, decoded on first use from the embedded `data/enum.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    133,
+    135,
     "data/enum.bytes",
     "enum",
     SCHEMA_HASH,

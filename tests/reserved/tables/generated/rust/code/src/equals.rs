@@ -43,7 +43,7 @@ impl crate::runtime::Row for Equals {
 pub const SCHEMA_HASH: &str = "83ea9e043232c12f54e5c7955bd0994d800e8c274cab95eadfd1145c4e04d9ce";
 /// The rows of `equals`, decoded on first use from the embedded `data/equals.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    134,
+    136,
     "data/equals.bytes",
     "equals",
     SCHEMA_HASH,

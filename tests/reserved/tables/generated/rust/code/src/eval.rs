@@ -43,7 +43,7 @@ impl crate::runtime::Row for Eval {
 pub const SCHEMA_HASH: &str = "a1dd607a23b976f11df3efca9b047aa957438b68fcbff10efd139dbdfbd07b96";
 /// The rows of `eval`, decoded on first use from the embedded `data/eval.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    135,
+    137,
     "data/eval.bytes",
     "eval",
     SCHEMA_HASH,

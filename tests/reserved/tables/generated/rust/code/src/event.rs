@@ -43,7 +43,7 @@ impl crate::runtime::Row for Event {
 pub const SCHEMA_HASH: &str = "00fc2fe1425974a0b5675b13c7ed688c126da8e61f9a0416b38093e40de784ef";
 /// The rows of `event`, decoded on first use from the embedded `data/event.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    136,
+    138,
     "data/event.bytes",
     "event",
     SCHEMA_HASH,

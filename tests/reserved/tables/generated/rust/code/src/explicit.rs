@@ -43,7 +43,7 @@ impl crate::runtime::Row for Explicit {
 pub const SCHEMA_HASH: &str = "7dfa915bbd70e595be5e11b8e2d98a7f25c971dbd3b485fcaa280012f72b1b73";
 /// The rows of `explicit`, decoded on first use from the embedded `data/explicit.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    137,
+    139,
     "data/explicit.bytes",
     "explicit",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Export {
 pub const SCHEMA_HASH: &str = "b08f55ae67d64589347a689511183e094bdd68a387ce70bed8cfa71193e16f5e";
 /// The rows of `export`, decoded on first use from the embedded `data/export.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    138,
+    140,
     "data/export.bytes",
     "export",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Extends {
 pub const SCHEMA_HASH: &str = "38f512f0d31eb2e5beaa73296137f12417f3862f1ce5653344a393bcb6c341ed";
 /// The rows of `extends`, decoded on first use from the embedded `data/extends.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    139,
+    141,
     "data/extends.bytes",
     "extends",
     SCHEMA_HASH,

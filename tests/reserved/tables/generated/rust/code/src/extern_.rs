@@ -43,7 +43,7 @@ impl crate::runtime::Row for Extern {
 pub const SCHEMA_HASH: &str = "fbc6e667aaecfbcb5bb26902af4e0ea4418a0a728655b71ed40c5f3e4a45500e";
 /// The rows of `extern`, decoded on first use from the embedded `data/extern.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    140,
+    142,
     "data/extern.bytes",
     "extern",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for F32 {
 pub const SCHEMA_HASH: &str = "ce41eb4c4a7aac7a5171677f7093ef6088d066299a07c1e9463bc715422b49a8";
 /// The rows of `f32`, decoded on first use from the embedded `data/f32.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    141,
+    143,
     "data/f32.bytes",
     "f32",
     SCHEMA_HASH,

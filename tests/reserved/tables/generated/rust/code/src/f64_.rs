@@ -43,7 +43,7 @@ impl crate::runtime::Row for F64 {
 pub const SCHEMA_HASH: &str = "397f1e17633b8536977dfee055743d665781c3faca1c416cb8633e323dbd0b68";
 /// The rows of `f64`, decoded on first use from the embedded `data/f64.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    142,
+    144,
     "data/f64.bytes",
     "f64",
     SCHEMA_HASH,

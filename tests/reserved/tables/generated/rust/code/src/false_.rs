@@ -43,7 +43,7 @@ impl crate::runtime::Row for False {
 pub const SCHEMA_HASH: &str = "a71912615cbc67cef0ad2bf6a7914f90a4b12462aad57bea0a9d3359087bad12";
 /// The rows of `false`, decoded on first use from the embedded `data/false.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    143,
+    145,
     "data/false.bytes",
     "false",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Field {
 pub const SCHEMA_HASH: &str = "c8bce39cb4923b7a9fd3032f99ab15cb0057bf953e180ed396aadeadf43614b4";
 /// The rows of `field`, decoded on first use from the embedded `data/field.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    144,
+    146,
     "data/field.bytes",
     "field",
     SCHEMA_HASH,

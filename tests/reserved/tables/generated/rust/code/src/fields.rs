@@ -1308,6 +1308,50 @@ pub struct Fields {
     ///
     /// Column `CLOCK$`.
     pub clock_u0024: Option<i32>,
+    /// The field has.
+    ///
+    /// Column `has`.
+    pub has: Option<i32>,
+    /// The field row.
+    ///
+    /// Column `row`.
+    pub row: Option<i32>,
+    /// The field found.
+    ///
+    /// Column `found`.
+    pub found: Option<i32>,
+    /// The field candidate.
+    ///
+    /// Column `candidate`.
+    pub candidate: Option<i32>,
+    /// The field list.
+    ///
+    /// Column `list`.
+    pub list: Option<i32>,
+    /// The field gentableRow.
+    ///
+    /// Column `gentableRow`.
+    pub gentable_row: Option<i32>,
+    /// The field rows.
+    ///
+    /// Column `rows`.
+    pub rows: Option<i32>,
+    /// The field table.
+    ///
+    /// Column `table`.
+    pub table: Option<i32>,
+    /// The field key.
+    ///
+    /// Column `key`.
+    pub key: Option<i32>,
+    /// The field parts.
+    ///
+    /// Column `parts`.
+    pub parts: Option<i32>,
+    /// The field at.
+    ///
+    /// Column `at`.
+    pub at: Option<i32>,
 }
 #[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Fields {
@@ -1717,6 +1761,9 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.async_ {
             crate::canonical::member(out, &mut first, "async", v);
         }
+        if let Some(v) = &self.at {
+            crate::canonical::member(out, &mut first, "at", v);
+        }
         if let Some(v) = &self.await_ {
             crate::canonical::member(out, &mut first, "await", v);
         }
@@ -1746,6 +1793,9 @@ impl crate::canonical::Canonical for Fields {
         }
         if let Some(v) = &self.byte {
             crate::canonical::member(out, &mut first, "byte", v);
+        }
+        if let Some(v) = &self.candidate {
+            crate::canonical::member(out, &mut first, "candidate", v);
         }
         if let Some(v) = &self.case {
             crate::canonical::member(out, &mut first, "case", v);
@@ -1873,11 +1923,17 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.foreach {
             crate::canonical::member(out, &mut first, "foreach", v);
         }
+        if let Some(v) = &self.found {
+            crate::canonical::member(out, &mut first, "found", v);
+        }
         if let Some(v) = &self.function {
             crate::canonical::member(out, &mut first, "function", v);
         }
         if let Some(v) = &self.gen_ {
             crate::canonical::member(out, &mut first, "gen", v);
+        }
+        if let Some(v) = &self.gentable_row {
+            crate::canonical::member(out, &mut first, "gentableRow", v);
         }
         if let Some(v) = &self.get {
             crate::canonical::member(out, &mut first, "get", v);
@@ -1893,6 +1949,9 @@ impl crate::canonical::Canonical for Fields {
         }
         if let Some(v) = &self.group {
             crate::canonical::member(out, &mut first, "group", v);
+        }
+        if let Some(v) = &self.has {
+            crate::canonical::member(out, &mut first, "has", v);
         }
         if let Some(v) = &self.has_own_property {
             crate::canonical::member(out, &mut first, "hasOwnProperty", v);
@@ -1963,6 +2022,9 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.join {
             crate::canonical::member(out, &mut first, "join", v);
         }
+        if let Some(v) = &self.key {
+            crate::canonical::member(out, &mut first, "key", v);
+        }
         if let Some(v) = &self.keyof {
             crate::canonical::member(out, &mut first, "keyof", v);
         }
@@ -1971,6 +2033,9 @@ impl crate::canonical::Canonical for Fields {
         }
         if let Some(v) = &self.lib {
             crate::canonical::member(out, &mut first, "lib", v);
+        }
+        if let Some(v) = &self.list {
+            crate::canonical::member(out, &mut first, "list", v);
         }
         if let Some(v) = &self.lock {
             crate::canonical::member(out, &mut first, "lock", v);
@@ -2068,6 +2133,9 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.partial {
             crate::canonical::member(out, &mut first, "partial", v);
         }
+        if let Some(v) = &self.parts {
+            crate::canonical::member(out, &mut first, "parts", v);
+        }
         if let Some(v) = &self.priv_ {
             crate::canonical::member(out, &mut first, "priv", v);
         }
@@ -2118,6 +2186,12 @@ impl crate::canonical::Canonical for Fields {
         }
         if let Some(v) = &self.return_ {
             crate::canonical::member(out, &mut first, "return", v);
+        }
+        if let Some(v) = &self.row {
+            crate::canonical::member(out, &mut first, "row", v);
+        }
+        if let Some(v) = &self.rows {
+            crate::canonical::member(out, &mut first, "rows", v);
         }
         if let Some(v) = &self.safe_ {
             crate::canonical::member(out, &mut first, "safe", v);
@@ -2172,6 +2246,9 @@ impl crate::canonical::Canonical for Fields {
         }
         if let Some(v) = &self.symbol {
             crate::canonical::member(out, &mut first, "symbol", v);
+        }
+        if let Some(v) = &self.table {
+            crate::canonical::member(out, &mut first, "table", v);
         }
         if let Some(v) = &self.test {
             crate::canonical::member(out, &mut first, "test", v);
@@ -2631,12 +2708,23 @@ impl crate::runtime::Row for Fields {
             conin_u0024: if r.present() { Some(r.i32()) } else { None },
             conout_u0024: if r.present() { Some(r.i32()) } else { None },
             clock_u0024: if r.present() { Some(r.i32()) } else { None },
+            has: if r.present() { Some(r.i32()) } else { None },
+            row: if r.present() { Some(r.i32()) } else { None },
+            found: if r.present() { Some(r.i32()) } else { None },
+            candidate: if r.present() { Some(r.i32()) } else { None },
+            list: if r.present() { Some(r.i32()) } else { None },
+            gentable_row: if r.present() { Some(r.i32()) } else { None },
+            rows: if r.present() { Some(r.i32()) } else { None },
+            table: if r.present() { Some(r.i32()) } else { None },
+            key: if r.present() { Some(r.i32()) } else { None },
+            parts: if r.present() { Some(r.i32()) } else { None },
+            at: if r.present() { Some(r.i32()) } else { None },
         };
         r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
-pub const SCHEMA_HASH: &str = "cfdc509c5616957cf2a057bf5d9cb0e91b7425a2158bff0165e6f4540aad0c3b";
+pub const SCHEMA_HASH: &str = "3959370f6479f508adf6e8def510130d16faddd14a9789ff760c5cb2c157aec3";
 /// The rows of `Fields`, decoded on first use from the embedded `data/Fields.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     23,

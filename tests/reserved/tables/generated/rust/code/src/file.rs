@@ -43,7 +43,7 @@ impl crate::runtime::Row for File {
 pub const SCHEMA_HASH: &str = "603b2becd582ad3e32eb8e8f55441d1e899f2918aeb0f80a5fe3824a93e3b6cb";
 /// The rows of `file`, decoded on first use from the embedded `data/file.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    145,
+    147,
     "data/file.bytes",
     "file",
     SCHEMA_HASH,

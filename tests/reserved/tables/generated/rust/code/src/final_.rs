@@ -43,7 +43,7 @@ impl crate::runtime::Row for Final {
 pub const SCHEMA_HASH: &str = "cc367bdcc9ec0b26ea31234fe69ab1ee6137a85fbf9058ea9998eabffccbd724";
 /// The rows of `final`, decoded on first use from the embedded `data/final.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    146,
+    148,
     "data/final.bytes",
     "final",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Finally {
 pub const SCHEMA_HASH: &str = "094e02809d2b2885730176d4c4fd017d3be9a11644f084bf5e64fd707e4453a7";
 /// The rows of `finally`, decoded on first use from the embedded `data/finally.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    147,
+    149,
     "data/finally.bytes",
     "finally",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Fixed {
 pub const SCHEMA_HASH: &str = "c2ff1c99f206b2eb6880a6218cefcbed98287dd6fea2bc3fada70a6833711873";
 /// The rows of `fixed`, decoded on first use from the embedded `data/fixed.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    148,
+    150,
     "data/fixed.bytes",
     "fixed",
     SCHEMA_HASH,

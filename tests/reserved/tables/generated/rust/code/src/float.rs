@@ -43,7 +43,7 @@ impl crate::runtime::Row for Float {
 pub const SCHEMA_HASH: &str = "80a7f62699b6c6fbe13bbbae0b1138d6a7952951270faf1fc754b4dd2e300bb6";
 /// The rows of `float`, decoded on first use from the embedded `data/float.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    149,
+    151,
     "data/float.bytes",
     "float",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Fn_ {
 pub const SCHEMA_HASH: &str = "ce502cdc05db7c733ede07e12f625c43076fccebf3818cbe92d19e1599a404b4";
 /// The rows of `fn`, decoded on first use from the embedded `data/fn.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    150,
+    152,
     "data/fn.bytes",
     "fn",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for For {
 pub const SCHEMA_HASH: &str = "6add6d9a4dd4be1ec9168309b5399a9d82ebd6797d23b3f2f13e263f41886b4c";
 /// The rows of `for`, decoded on first use from the embedded `data/for.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    151,
+    153,
     "data/for.bytes",
     "for",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Foreach {
 pub const SCHEMA_HASH: &str = "0ad1dd93a9397c863dcea4abfcac0733f5a7b99658e005d2a8415cc3587ffb66";
 /// The rows of `foreach`, decoded on first use from the embedded `data/foreach.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    152,
+    154,
     "data/foreach.bytes",
     "foreach",
     SCHEMA_HASH,

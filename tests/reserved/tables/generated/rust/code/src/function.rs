@@ -43,7 +43,7 @@ impl crate::runtime::Row for Function {
 pub const SCHEMA_HASH: &str = "6b372fa5135d843404ee9ad2d66bfb8306e8ddb2822d439864420a10494e838b";
 /// The rows of `function`, decoded on first use from the embedded `data/function.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    153,
+    156,
     "data/function.bytes",
     "function",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Gen {
 pub const SCHEMA_HASH: &str = "8eea76e8dfa59dfd7107258b59a2c26922abc70545f95cdae7400459a2b35cb8";
 /// The rows of `gen`, decoded on first use from the embedded `data/gen.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    154,
+    157,
     "data/gen.bytes",
     "gen",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Get {
 pub const SCHEMA_HASH: &str = "b18e5649c6aa54772e42e277ce901a9578d17b29f4d434af5e559b7c38fb827f";
 /// The rows of `get`, decoded on first use from the embedded `data/get.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    155,
+    159,
     "data/get.bytes",
     "get",
     SCHEMA_HASH,

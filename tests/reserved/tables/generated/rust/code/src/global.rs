@@ -43,7 +43,7 @@ impl crate::runtime::Row for Global {
 pub const SCHEMA_HASH: &str = "531bd8022596aaa92b52b9e23955160364373743b3bd44244c68a132692d7c2f";
 /// The rows of `global`, decoded on first use from the embedded `data/global.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    156,
+    160,
     "data/global.bytes",
     "global",
     SCHEMA_HASH,

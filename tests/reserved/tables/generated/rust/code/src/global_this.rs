@@ -45,7 +45,7 @@ impl crate::runtime::Row for GlobalThis {
 pub const SCHEMA_HASH: &str = "5a7bbdf59ea6046bd694981d3dd0b702afcd37b7ba4cdd2a3b42b9a4a23ead9a";
 /// The rows of `globalThis`, decoded on first use from the embedded `data/globalThis.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    157,
+    161,
     "data/globalThis.bytes",
     "globalThis",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Goto {
 pub const SCHEMA_HASH: &str = "39096590bd499bdebebeda9310170ff7accb2c8218736cf774a03449ad88434a";
 /// The rows of `goto`, decoded on first use from the embedded `data/goto.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    158,
+    162,
     "data/goto.bytes",
     "goto",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Group {
 pub const SCHEMA_HASH: &str = "77d9900c35913ec3e29a658dea04cf6c0af7486a35b81e8dad72c1c4291beca2";
 /// The rows of `group`, decoded on first use from the embedded `data/group.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    159,
+    163,
     "data/group.bytes",
     "group",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for HasOwnProperty {
 pub const SCHEMA_HASH: &str = "541e1f421c000da3166fabfe3aecd79bf163117fec4de07507c91a95bff4c273";
 /// The rows of `hasOwnProperty`, decoded on first use from the embedded `data/hasOwnProperty.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    160,
+    165,
     "data/hasOwnProperty.bytes",
     "hasOwnProperty",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for I128 {
 pub const SCHEMA_HASH: &str = "635221c5c4d7b7c8943944cdcd2e2d4ff95dfe6427633f384fa9ad515b793739";
 /// The rows of `i128`, decoded on first use from the embedded `data/i128.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    161,
+    166,
     "data/i128.bytes",
     "i128",
     SCHEMA_HASH,

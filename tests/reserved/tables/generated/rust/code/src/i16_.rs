@@ -43,7 +43,7 @@ impl crate::runtime::Row for I16 {
 pub const SCHEMA_HASH: &str = "392dd80fa68093f19447f5a56b80a66a46da888592569ec217a62f50d04fa3b1";
 /// The rows of `i16`, decoded on first use from the embedded `data/i16.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    162,
+    167,
     "data/i16.bytes",
     "i16",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for I32 {
 pub const SCHEMA_HASH: &str = "be67fa1a7b98aa7106c46f24a8307c8f153a329d77a0d96415c1d668ab29e26b";
 /// The rows of `i32`, decoded on first use from the embedded `data/i32.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    163,
+    168,
     "data/i32.bytes",
     "i32",
     SCHEMA_HASH,

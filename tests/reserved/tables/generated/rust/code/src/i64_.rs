@@ -43,7 +43,7 @@ impl crate::runtime::Row for I64 {
 pub const SCHEMA_HASH: &str = "11086fcef884df78fe4b14e9570daaabdd7d54e8ca23faadf4671e5c069286f0";
 /// The rows of `i64`, decoded on first use from the embedded `data/i64.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    164,
+    169,
     "data/i64.bytes",
     "i64",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for I8 {
 pub const SCHEMA_HASH: &str = "06463fc9678332f637c03ecf12c29b0877c52b591075b13e48292302c21a7014";
 /// The rows of `i8`, decoded on first use from the embedded `data/i8.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    165,
+    170,
     "data/i8.bytes",
     "i8",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for If {
 pub const SCHEMA_HASH: &str = "b8586adbd21028d76b03364778f5a419c466eb22aa0bfe2195188228cc54315b";
 /// The rows of `if`, decoded on first use from the embedded `data/if.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    166,
+    171,
     "data/if.bytes",
     "if",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Impl {
 pub const SCHEMA_HASH: &str = "52211a7ec5caefd1e7107d6c3133fe94dc579e8ef0e05731f0f03eb61e69c25e";
 /// The rows of `impl`, decoded on first use from the embedded `data/impl.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    167,
+    172,
     "data/impl.bytes",
     "impl",
     SCHEMA_HASH,

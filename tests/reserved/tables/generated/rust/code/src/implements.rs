@@ -45,7 +45,7 @@ impl crate::runtime::Row for Implements {
 pub const SCHEMA_HASH: &str = "1e52145cba870df35184913b9fb39e37df77405f75e4dbf7ef79a50c38bfaf59";
 /// The rows of `implements`, decoded on first use from the embedded `data/implements.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    168,
+    173,
     "data/implements.bytes",
     "implements",
     SCHEMA_HASH,

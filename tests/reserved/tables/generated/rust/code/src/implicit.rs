@@ -43,7 +43,7 @@ impl crate::runtime::Row for Implicit {
 pub const SCHEMA_HASH: &str = "4bc14f4056250b02394b95f79a50a940e763742d9ad086867ff0f9ad62bfb19a";
 /// The rows of `implicit`, decoded on first use from the embedded `data/implicit.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    169,
+    174,
     "data/implicit.bytes",
     "implicit",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Import {
 pub const SCHEMA_HASH: &str = "f5919c361a93483c12f471fdefe928111ab4305ebcb579e982d04b24501764e3";
 /// The rows of `import`, decoded on first use from the embedded `data/import.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    170,
+    175,
     "data/import.bytes",
     "import",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for In {
 pub const SCHEMA_HASH: &str = "7a9c026b29d7fc5da5aa265ed9a7c3306ab5209acf4d7bc7afb6f446683ad656";
 /// The rows of `in`, decoded on first use from the embedded `data/in.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    171,
+    176,
     "data/in.bytes",
     "in",
     SCHEMA_HASH,

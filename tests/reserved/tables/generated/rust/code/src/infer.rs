@@ -43,7 +43,7 @@ impl crate::runtime::Row for Infer {
 pub const SCHEMA_HASH: &str = "b0c29fc276c1cd54dc35d73f3825757eab03ab7679f076517af5b38fe0cdb864";
 /// The rows of `infer`, decoded on first use from the embedded `data/infer.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    172,
+    177,
     "data/infer.bytes",
     "infer",
     SCHEMA_HASH,

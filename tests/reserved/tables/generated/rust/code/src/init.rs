@@ -43,7 +43,7 @@ impl crate::runtime::Row for Init {
 pub const SCHEMA_HASH: &str = "199eac986ee0591a5a3c9a293d4fb2e433bbfdf6a344f44a023334c4d96bd14f";
 /// The rows of `init`, decoded on first use from the embedded `data/init.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    173,
+    178,
     "data/init.bytes",
     "init",
     SCHEMA_HASH,

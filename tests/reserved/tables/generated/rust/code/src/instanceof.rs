@@ -45,7 +45,7 @@ impl crate::runtime::Row for Instanceof {
 pub const SCHEMA_HASH: &str = "1eb8b3471315062275a10e4c88f82cc27b307677684184dce1a8fb3450ce1b15";
 /// The rows of `instanceof`, decoded on first use from the embedded `data/instanceof.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    174,
+    179,
     "data/instanceof.bytes",
     "instanceof",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Int {
 pub const SCHEMA_HASH: &str = "c20291563cc5274ec20d759b504156c587a3e8878beb26bd0631660267ccffcc";
 /// The rows of `int`, decoded on first use from the embedded `data/int.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    175,
+    180,
     "data/int.bytes",
     "int",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for Interface {
 pub const SCHEMA_HASH: &str = "e5901bc554b0f90e5550b76c5678eb83edc8f990e640ed4c2fb8e1afb487eb19";
 /// The rows of `interface`, decoded on first use from the embedded `data/interface.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    176,
+    181,
     "data/interface.bytes",
     "interface",
     SCHEMA_HASH,

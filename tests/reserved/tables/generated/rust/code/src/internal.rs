@@ -43,7 +43,7 @@ impl crate::runtime::Row for Internal {
 pub const SCHEMA_HASH: &str = "000f100b66d524491c0a60ca2cbc1b54192542f09c33fa781f74dc6c567a8025";
 /// The rows of `internal`, decoded on first use from the embedded `data/internal.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    177,
+    182,
     "data/internal.bytes",
     "internal",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for Intrinsic {
 pub const SCHEMA_HASH: &str = "08fdd912a08476c56fea04a97fcd428d3ad01c10c89d28e01c0d732ccb5c463f";
 /// The rows of `intrinsic`, decoded on first use from the embedded `data/intrinsic.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    178,
+    183,
     "data/intrinsic.bytes",
     "intrinsic",
     SCHEMA_HASH,

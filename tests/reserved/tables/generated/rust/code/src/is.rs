@@ -43,7 +43,7 @@ impl crate::runtime::Row for Is {
 pub const SCHEMA_HASH: &str = "1c0c970ae9961e33b6b8e1b9b006affcad58786ba72964f60b764b9d55247ad8";
 /// The rows of `is`, decoded on first use from the embedded `data/is.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    179,
+    184,
     "data/is.bytes",
     "is",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for IsPrototypeOf {
 pub const SCHEMA_HASH: &str = "7b872899d6702488bebf60534a8e2f624f5542f694a13d6dffdf008703edaf6a";
 /// The rows of `isPrototypeOf`, decoded on first use from the embedded `data/isPrototypeOf.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    180,
+    185,
     "data/isPrototypeOf.bytes",
     "isPrototypeOf",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Isize {
 pub const SCHEMA_HASH: &str = "232772dea71bff510972c5ccca027f5d1ed14826bbf7d521c74c4eb7c4a1d333";
 /// The rows of `isize`, decoded on first use from the embedded `data/isize.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    181,
+    186,
     "data/isize.bytes",
     "isize",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Join {
 pub const SCHEMA_HASH: &str = "50521fad6269a1887f32e15975f4b0a9ca9ca448dd421d6f2b554917ddebea17";
 /// The rows of `join`, decoded on first use from the embedded `data/join.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    182,
+    187,
     "data/join.bytes",
     "join",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Keyof {
 pub const SCHEMA_HASH: &str = "1c484d182f34577e437e1ed3d31b1746815caf262acb6a88c80b8139336f311a";
 /// The rows of `keyof`, decoded on first use from the embedded `data/keyof.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    183,
+    189,
     "data/keyof.bytes",
     "keyof",
     SCHEMA_HASH,

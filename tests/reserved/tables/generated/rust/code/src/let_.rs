@@ -43,7 +43,7 @@ impl crate::runtime::Row for Let {
 pub const SCHEMA_HASH: &str = "e2e9eca700c4a4565f8d0051cf8fe6abc3943f095ace0813208c769312355382";
 /// The rows of `let`, decoded on first use from the embedded `data/let.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    184,
+    190,
     "data/let.bytes",
     "let",
     SCHEMA_HASH,

@@ -214,6 +214,8 @@ pub mod asserts;
 pub use asserts::{Asserts, AssertsId};
 pub mod async_;
 pub use async_::{Async, AsyncId};
+pub mod at;
+pub use at::{At, AtId};
 pub mod await_;
 pub use await_::{Await, AwaitId};
 pub mod base;
@@ -234,6 +236,8 @@ pub mod by;
 pub use by::{By, ById};
 pub mod byte;
 pub use byte::{Byte, ByteId};
+pub mod candidate;
+pub use candidate::{Candidate, CandidateId};
 pub mod case;
 pub use case::{Case, CaseId};
 pub mod catch;
@@ -318,10 +322,14 @@ pub mod for_;
 pub use for_::{For, ForId};
 pub mod foreach;
 pub use foreach::{Foreach, ForeachId};
+pub mod found;
+pub use found::{Found, FoundId};
 pub mod function;
 pub use function::{Function, FunctionId};
 pub mod gen_;
 pub use gen_::{Gen, GenId};
+pub mod gentable_row;
+pub use gentable_row::{GentableRow, GentableRowId};
 pub mod get;
 pub use get::{Get, GetId};
 pub mod global;
@@ -332,6 +340,8 @@ pub mod goto;
 pub use goto::{Goto, GotoId};
 pub mod group;
 pub use group::{Group, GroupId};
+pub mod has;
+pub use has::{Has, HasId};
 pub mod has_own_property;
 pub use has_own_property::{HasOwnProperty, HasOwnPropertyId};
 pub mod i128_;
@@ -378,12 +388,16 @@ pub mod isize_;
 pub use isize_::{Isize, IsizeId};
 pub mod join;
 pub use join::{Join, JoinId};
+pub mod key;
+pub use key::{Key, KeyId};
 pub mod keyof;
 pub use keyof::{Keyof, KeyofId};
 pub mod let_;
 pub use let_::{Let, LetId};
 pub mod lib_;
 pub use lib_::{Lib, LibId};
+pub mod list;
+pub use list::{List, ListId};
 pub mod lock;
 pub use lock::{Lock, LockId};
 pub mod long;
@@ -448,6 +462,8 @@ pub mod params;
 pub use params::{Params, ParamsId};
 pub mod partial;
 pub use partial::{Partial, PartialId};
+pub mod parts;
+pub use parts::{Parts, PartsId};
 pub mod priv_;
 pub use priv_::{Priv, PrivId};
 pub mod private;
@@ -482,6 +498,10 @@ pub mod required;
 pub use required::{Required, RequiredId};
 pub mod return_;
 pub use return_::{Return, ReturnId};
+pub mod row;
+pub use row::{Row, RowId};
+pub mod rows;
+pub use rows::{Rows, RowsId};
 pub mod safe_;
 pub use safe_::{Safe, SafeId};
 pub mod satisfies;
@@ -518,6 +538,8 @@ pub mod switch;
 pub use switch::{Switch, SwitchId};
 pub mod symbol;
 pub use symbol::{Symbol, SymbolId};
+pub mod table;
+pub use table::{Table, TableId};
 pub mod test_;
 pub use test_::{Test, TestId};
 pub mod this;
@@ -599,7 +621,7 @@ pub use yield_::{Yield, YieldId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    static TABLES: [&runtime::Table; 292] = [
+    static TABLES: [&runtime::Table; 303] = [
         &array::TABLE,
         &array_buffer::TABLE,
         &array_like::TABLE,
@@ -701,6 +723,7 @@ pub fn load() -> Result<(), DataError> {
         &assert::TABLE,
         &asserts::TABLE,
         &async_::TABLE,
+        &at::TABLE,
         &await_::TABLE,
         &base::TABLE,
         &become_::TABLE,
@@ -711,6 +734,7 @@ pub fn load() -> Result<(), DataError> {
         &break_::TABLE,
         &by::TABLE,
         &byte::TABLE,
+        &candidate::TABLE,
         &case::TABLE,
         &catch::TABLE,
         &char_::TABLE,
@@ -753,13 +777,16 @@ pub fn load() -> Result<(), DataError> {
         &fn_::TABLE,
         &for_::TABLE,
         &foreach::TABLE,
+        &found::TABLE,
         &function::TABLE,
         &gen_::TABLE,
+        &gentable_row::TABLE,
         &get::TABLE,
         &global::TABLE,
         &global_this::TABLE,
         &goto::TABLE,
         &group::TABLE,
+        &has::TABLE,
         &has_own_property::TABLE,
         &i128_::TABLE,
         &i16_::TABLE,
@@ -783,9 +810,11 @@ pub fn load() -> Result<(), DataError> {
         &is_prototype_of::TABLE,
         &isize_::TABLE,
         &join::TABLE,
+        &key::TABLE,
         &keyof::TABLE,
         &let_::TABLE,
         &lib_::TABLE,
+        &list::TABLE,
         &lock::TABLE,
         &long::TABLE,
         &loop_::TABLE,
@@ -818,6 +847,7 @@ pub fn load() -> Result<(), DataError> {
         &package::TABLE,
         &params::TABLE,
         &partial::TABLE,
+        &parts::TABLE,
         &priv_::TABLE,
         &private::TABLE,
         &proc_macro_::TABLE,
@@ -835,6 +865,8 @@ pub fn load() -> Result<(), DataError> {
         &require::TABLE,
         &required::TABLE,
         &return_::TABLE,
+        &row::TABLE,
+        &rows::TABLE,
         &safe_::TABLE,
         &satisfies::TABLE,
         &sbyte::TABLE,
@@ -853,6 +885,7 @@ pub fn load() -> Result<(), DataError> {
         &super_::TABLE,
         &switch::TABLE,
         &symbol::TABLE,
+        &table::TABLE,
         &test_::TABLE,
         &this::TABLE,
         &throw::TABLE,
@@ -997,8 +1030,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(ascending::Ascending::all())), ("assert",
         canonical::table(assert::Assert::all())), ("asserts",
         canonical::table(asserts::Asserts::all())), ("async",
-        canonical::table(async_::Async::all())), ("await",
-        canonical::table(await_::Await::all())), ("base",
+        canonical::table(async_::Async::all())), ("at", canonical::table(at::At::all())),
+        ("await", canonical::table(await_::Await::all())), ("base",
         canonical::table(base::Base::all())), ("become",
         canonical::table(become_::Become::all())), ("bigint",
         canonical::table(bigint::Bigint::all())), ("bool",
@@ -1006,7 +1039,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(boolean::Boolean::all())), ("box",
         canonical::table(box_::Box_::all())), ("break",
         canonical::table(break_::Break::all())), ("by", canonical::table(by::By::all())),
-        ("byte", canonical::table(byte::Byte::all())), ("case",
+        ("byte", canonical::table(byte::Byte::all())), ("candidate",
+        canonical::table(candidate::Candidate::all())), ("case",
         canonical::table(case::Case::all())), ("catch",
         canonical::table(catch::Catch::all())), ("char",
         canonical::table(char_::Char::all())), ("checked",
@@ -1046,13 +1080,17 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(fixed::Fixed::all())), ("float",
         canonical::table(float::Float::all())), ("fn",
         canonical::table(fn_::Fn_::all())), ("for", canonical::table(for_::For::all())),
-        ("foreach", canonical::table(foreach::Foreach::all())), ("function",
+        ("foreach", canonical::table(foreach::Foreach::all())), ("found",
+        canonical::table(found::Found::all())), ("function",
         canonical::table(function::Function::all())), ("gen",
-        canonical::table(gen_::Gen::all())), ("get", canonical::table(get::Get::all())),
-        ("global", canonical::table(global::Global::all())), ("globalThis",
+        canonical::table(gen_::Gen::all())), ("gentableRow",
+        canonical::table(gentable_row::GentableRow::all())), ("get",
+        canonical::table(get::Get::all())), ("global",
+        canonical::table(global::Global::all())), ("globalThis",
         canonical::table(global_this::GlobalThis::all())), ("goto",
         canonical::table(goto::Goto::all())), ("group",
-        canonical::table(group::Group::all())), ("hasOwnProperty",
+        canonical::table(group::Group::all())), ("has",
+        canonical::table(has::Has::all())), ("hasOwnProperty",
         canonical::table(has_own_property::HasOwnProperty::all())), ("i128",
         canonical::table(i128_::I128::all())), ("i16",
         canonical::table(i16_::I16::all())), ("i32", canonical::table(i32_::I32::all())),
@@ -1073,10 +1111,11 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(is::Is::all())), ("isPrototypeOf",
         canonical::table(is_prototype_of::IsPrototypeOf::all())), ("isize",
         canonical::table(isize_::Isize::all())), ("join",
-        canonical::table(join::Join::all())), ("keyof",
-        canonical::table(keyof::Keyof::all())), ("let",
+        canonical::table(join::Join::all())), ("key", canonical::table(key::Key::all())),
+        ("keyof", canonical::table(keyof::Keyof::all())), ("let",
         canonical::table(let_::Let::all())), ("lib", canonical::table(lib_::Lib::all())),
-        ("lock", canonical::table(lock::Lock::all())), ("long",
+        ("list", canonical::table(list::List::all())), ("lock",
+        canonical::table(lock::Lock::all())), ("long",
         canonical::table(long::Long::all())), ("loop",
         canonical::table(loop_::Loop::all())), ("macro",
         canonical::table(macro_::Macro::all())), ("macro_rules",
@@ -1105,7 +1144,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(override_::Override::all())), ("package",
         canonical::table(package::Package::all())), ("params",
         canonical::table(params::Params::all())), ("partial",
-        canonical::table(partial::Partial::all())), ("priv",
+        canonical::table(partial::Partial::all())), ("parts",
+        canonical::table(parts::Parts::all())), ("priv",
         canonical::table(priv_::Priv::all())), ("private",
         canonical::table(private::Private::all())), ("proc_macro",
         canonical::table(proc_macro_::ProcMacro::all())), ("process",
@@ -1122,7 +1162,9 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(remove::Remove::all())), ("require",
         canonical::table(require::Require::all())), ("required",
         canonical::table(required::Required::all())), ("return",
-        canonical::table(return_::Return::all())), ("safe",
+        canonical::table(return_::Return::all())), ("row",
+        canonical::table(row::Row::all())), ("rows",
+        canonical::table(rows::Rows::all())), ("safe",
         canonical::table(safe_::Safe::all())), ("satisfies",
         canonical::table(satisfies::Satisfies::all())), ("sbyte",
         canonical::table(sbyte::Sbyte::all())), ("scoped",
@@ -1139,7 +1181,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         ("struct", canonical::table(struct_::Struct::all())), ("super",
         canonical::table(super_::Super::all())), ("switch",
         canonical::table(switch::Switch::all())), ("symbol",
-        canonical::table(symbol::Symbol::all())), ("test",
+        canonical::table(symbol::Symbol::all())), ("table",
+        canonical::table(table::Table::all())), ("test",
         canonical::table(test_::Test::all())), ("this",
         canonical::table(this::This::all())), ("throw",
         canonical::table(throw::Throw::all())), ("toLocaleString",
@@ -1181,7 +1224,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_reserved_tables_041ffcebe76092c2_embedded"]
+    #[link_name = "gentable_v1_reserved_tables_b2b3e336ccbb5708_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,

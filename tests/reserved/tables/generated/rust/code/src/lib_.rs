@@ -43,7 +43,7 @@ impl crate::runtime::Row for Lib {
 pub const SCHEMA_HASH: &str = "8827a1bc2c8eb6ba98107e5616204e5ff5843254f6081075052e6d944e49af63";
 /// The rows of `lib`, decoded on first use from the embedded `data/lib.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    185,
+    191,
     "data/lib.bytes",
     "lib",
     SCHEMA_HASH,

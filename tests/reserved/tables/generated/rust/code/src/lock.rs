@@ -43,7 +43,7 @@ impl crate::runtime::Row for Lock {
 pub const SCHEMA_HASH: &str = "372c853b824e85b1f17862878251b31d1765c90a61f23a13230abdecbd3f2bb6";
 /// The rows of `lock`, decoded on first use from the embedded `data/lock.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    186,
+    193,
     "data/lock.bytes",
     "lock",
     SCHEMA_HASH,

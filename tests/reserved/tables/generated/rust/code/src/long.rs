@@ -43,7 +43,7 @@ impl crate::runtime::Row for Long {
 pub const SCHEMA_HASH: &str = "6b0c14ce8be0d081833f8de66a10819f8bee611038d4e1a602f6c8c53e94d050";
 /// The rows of `long`, decoded on first use from the embedded `data/long.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    187,
+    194,
     "data/long.bytes",
     "long",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Loop {
 pub const SCHEMA_HASH: &str = "0b1d9f6146e6cd27386f3491174eb1d5a6c9bb58bfdb115011a976c1719f8ae2";
 /// The rows of `loop`, decoded on first use from the embedded `data/loop.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    188,
+    195,
     "data/loop.bytes",
     "loop",
     SCHEMA_HASH,

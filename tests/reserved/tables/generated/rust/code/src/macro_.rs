@@ -43,7 +43,7 @@ impl crate::runtime::Row for Macro {
 pub const SCHEMA_HASH: &str = "aa19b8ccbb3cf6b4d3ba971d2de4c16e2ba16eaeebb053b1d02ed1af6a8a8a64";
 /// The rows of `macro`, decoded on first use from the embedded `data/macro.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    189,
+    196,
     "data/macro.bytes",
     "macro",
     SCHEMA_HASH,

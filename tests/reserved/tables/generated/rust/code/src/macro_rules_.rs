@@ -45,7 +45,7 @@ impl crate::runtime::Row for MacroRules {
 pub const SCHEMA_HASH: &str = "a0c6c2fbb65bc6b34d12229a9b57e5d1d176fcc97a0d41563b5506c4649ec750";
 /// The rows of `macro_rules`, decoded on first use from the embedded `data/macro_rules.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    190,
+    197,
     "data/macro_rules.bytes",
     "macro_rules",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Main {
 pub const SCHEMA_HASH: &str = "eff70d324a458b2edc9f29bfc22d4bf303a58f40e70ccc263f362743400114c4";
 /// The rows of `main`, decoded on first use from the embedded `data/main.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    191,
+    198,
     "data/main.bytes",
     "main",
     SCHEMA_HASH,

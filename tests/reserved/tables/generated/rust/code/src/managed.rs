@@ -43,7 +43,7 @@ impl crate::runtime::Row for Managed {
 pub const SCHEMA_HASH: &str = "c7bfabd79b365f5d9bc20d1c026304c106dfb08d7667dc45aa2358339339e503";
 /// The rows of `managed`, decoded on first use from the embedded `data/managed.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    192,
+    199,
     "data/managed.bytes",
     "managed",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Match {
 pub const SCHEMA_HASH: &str = "4b59d19788c67dec16ee0071633e5d854363b4a6baa5a30d575342706d47e75b";
 /// The rows of `match`, decoded on first use from the embedded `data/match.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    193,
+    200,
     "data/match.bytes",
     "match",
     SCHEMA_HASH,

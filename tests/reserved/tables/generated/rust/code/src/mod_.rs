@@ -43,7 +43,7 @@ impl crate::runtime::Row for Mod {
 pub const SCHEMA_HASH: &str = "dc4497e641044107ba0f3325bd9e019001fd3464f498c290bbc86c81f7b55fc4";
 /// The rows of `mod`, decoded on first use from the embedded `data/mod.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    194,
+    201,
     "data/mod.bytes",
     "mod",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Module {
 pub const SCHEMA_HASH: &str = "6e1ff8d980646fdc1b277e4a9ac658e85167950c2642bb86f322f8290dcfe01a";
 /// The rows of `module`, decoded on first use from the embedded `data/module.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    195,
+    202,
     "data/module.bytes",
     "module",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Move {
 pub const SCHEMA_HASH: &str = "038e974915d01a30fbf7e67df48a20c86845ccec40e69572ec39ffbbbf65bbff";
 /// The rows of `move`, decoded on first use from the embedded `data/move.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    196,
+    203,
     "data/move.bytes",
     "move",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Mut {
 pub const SCHEMA_HASH: &str = "300a9637c89ae82e71cc07c25704c6818291f13d595d73c9fcfba0a7f6e41edd";
 /// The rows of `mut`, decoded on first use from the embedded `data/mut.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    197,
+    204,
     "data/mut.bytes",
     "mut",
     SCHEMA_HASH,

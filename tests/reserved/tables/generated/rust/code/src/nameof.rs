@@ -43,7 +43,7 @@ impl crate::runtime::Row for Nameof {
 pub const SCHEMA_HASH: &str = "f089f7450e4ec8a889798f7c41c5b00eae62c6a93c4b63e0176b9476715ecf5a";
 /// The rows of `nameof`, decoded on first use from the embedded `data/nameof.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    198,
+    205,
     "data/nameof.bytes",
     "nameof",
     SCHEMA_HASH,

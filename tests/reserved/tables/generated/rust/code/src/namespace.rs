@@ -45,7 +45,7 @@ impl crate::runtime::Row for Namespace {
 pub const SCHEMA_HASH: &str = "eec4fddcd2f59cc36a9148a8f394d5c74fda0a1fd7e387be11085989f5e8078d";
 /// The rows of `namespace`, decoded on first use from the embedded `data/namespace.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    199,
+    206,
     "data/namespace.bytes",
     "namespace",
     SCHEMA_HASH,

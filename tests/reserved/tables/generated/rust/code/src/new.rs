@@ -43,7 +43,7 @@ impl crate::runtime::Row for New {
 pub const SCHEMA_HASH: &str = "36a5e10b17dc62a135bd529263b6c619872d8a303677c3c1881aba9bc7642bc2";
 /// The rows of `new`, decoded on first use from the embedded `data/new.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    201,
+    208,
     "data/new.bytes",
     "new",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Nint {
 pub const SCHEMA_HASH: &str = "e856b1e2567dc22080783a56ebacb98d2a74c1439dd03fc3a393f9de272314bd";
 /// The rows of `nint`, decoded on first use from the embedded `data/nint.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    202,
+    209,
     "data/nint.bytes",
     "nint",
     SCHEMA_HASH,

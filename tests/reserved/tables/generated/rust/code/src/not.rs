@@ -43,7 +43,7 @@ impl crate::runtime::Row for Not {
 pub const SCHEMA_HASH: &str = "10f8b95ac4da2bceabd9774f4b09a1a275355d981296d30269c2b532302efb93";
 /// The rows of `not`, decoded on first use from the embedded `data/not.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    203,
+    210,
     "data/not.bytes",
     "not",
     SCHEMA_HASH,

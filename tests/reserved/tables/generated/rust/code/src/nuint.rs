@@ -43,7 +43,7 @@ impl crate::runtime::Row for Nuint {
 pub const SCHEMA_HASH: &str = "a6347e20a195b54336e47858a70554bd5aeb198cb5b271986b74e9334e1ce1b9";
 /// The rows of `nuint`, decoded on first use from the embedded `data/nuint.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    204,
+    211,
     "data/nuint.bytes",
     "nuint",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Null {
 pub const SCHEMA_HASH: &str = "a22afb2fb6766a7da0e3d00b080e9e28454ac0c888399ba26b35ec4ef8170a7c";
 /// The rows of `null`, decoded on first use from the embedded `data/null.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    205,
+    212,
     "data/null.bytes",
     "null",
     SCHEMA_HASH,

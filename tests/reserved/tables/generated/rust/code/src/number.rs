@@ -43,7 +43,7 @@ impl crate::runtime::Row for Number {
 pub const SCHEMA_HASH: &str = "9f1a48a0ac9242a554411da5f4afa936ffdfb7860e77891b5f0a10490d22ccbf";
 /// The rows of `number`, decoded on first use from the embedded `data/number.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    206,
+    213,
     "data/number.bytes",
     "number",
     SCHEMA_HASH,

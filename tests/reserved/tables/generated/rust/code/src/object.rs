@@ -43,7 +43,7 @@ impl crate::runtime::Row for Object {
 pub const SCHEMA_HASH: &str = "7423bc4f556e0d69f1f7ece7f2df62b7a0cc5f64dd887fbbfa0d415ea2b4ce46";
 /// The rows of `object`, decoded on first use from the embedded `data/object.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    207,
+    214,
     "data/object.bytes",
     "object",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Of {
 pub const SCHEMA_HASH: &str = "cfa8df9ecd7460a062d31b660bfbd840c4867e4de5b1fca2b80a96cc751754a3";
 /// The rows of `of`, decoded on first use from the embedded `data/of.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    208,
+    215,
     "data/of.bytes",
     "of",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for On {
 pub const SCHEMA_HASH: &str = "178bfb77df84f21c9e814664bfd9391d7e7d610936a17c4ad1000612055db4de";
 /// The rows of `on`, decoded on first use from the embedded `data/on.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    209,
+    216,
     "data/on.bytes",
     "on",
     SCHEMA_HASH,

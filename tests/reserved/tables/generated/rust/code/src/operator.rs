@@ -43,7 +43,7 @@ impl crate::runtime::Row for Operator {
 pub const SCHEMA_HASH: &str = "a7ab6dc933cf28bb1ceb10f7b551e4e72216e1b9982960bf4c209972cbcaf67c";
 /// The rows of `operator`, decoded on first use from the embedded `data/operator.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    210,
+    217,
     "data/operator.bytes",
     "operator",
     SCHEMA_HASH,

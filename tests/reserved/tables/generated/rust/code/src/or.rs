@@ -43,7 +43,7 @@ impl crate::runtime::Row for Or {
 pub const SCHEMA_HASH: &str = "8d7fb7c3b7150d1e40662aac9b48c5e88a9380e492f1be8ab4056957ace6fbf8";
 /// The rows of `or`, decoded on first use from the embedded `data/or.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    211,
+    218,
     "data/or.bytes",
     "or",
     SCHEMA_HASH,

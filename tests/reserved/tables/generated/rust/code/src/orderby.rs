@@ -43,7 +43,7 @@ impl crate::runtime::Row for Orderby {
 pub const SCHEMA_HASH: &str = "b96f3ac3163fe9d641f7af0e79d32c9fdcd2295554f7d361bd52e9a13eb0d971";
 /// The rows of `orderby`, decoded on first use from the embedded `data/orderby.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    212,
+    219,
     "data/orderby.bytes",
     "orderby",
     SCHEMA_HASH,

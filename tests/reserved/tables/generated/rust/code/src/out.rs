@@ -43,7 +43,7 @@ impl crate::runtime::Row for Out {
 pub const SCHEMA_HASH: &str = "45d05ca0bec555431d12091d0aae6694394e04a6a03ceb46fa5eb776f9fb3ba9";
 /// The rows of `out`, decoded on first use from the embedded `data/out.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    213,
+    220,
     "data/out.bytes",
     "out",
     SCHEMA_HASH,

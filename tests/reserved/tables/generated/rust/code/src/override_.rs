@@ -43,7 +43,7 @@ impl crate::runtime::Row for Override {
 pub const SCHEMA_HASH: &str = "76a203bb66a4585e5d91b10c433e722dfdae1db383930b9da011357a1c097c79";
 /// The rows of `override`, decoded on first use from the embedded `data/override.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    214,
+    221,
     "data/override.bytes",
     "override",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Package {
 pub const SCHEMA_HASH: &str = "f2760e0706ae3be1ca10d90e42bd2ffbe5875f9e8913502c731c3adc6ef7c0e7";
 /// The rows of `package`, decoded on first use from the embedded `data/package.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    215,
+    222,
     "data/package.bytes",
     "package",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Params {
 pub const SCHEMA_HASH: &str = "4a2859cb168e2863d0d0b5b0040ab2af1022898e0ac3d3895a06f6f0feb090ea";
 /// The rows of `params`, decoded on first use from the embedded `data/params.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    216,
+    223,
     "data/params.bytes",
     "params",
     SCHEMA_HASH,

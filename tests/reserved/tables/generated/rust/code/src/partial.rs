@@ -43,7 +43,7 @@ impl crate::runtime::Row for Partial {
 pub const SCHEMA_HASH: &str = "d5d9fc1724f98b56e4de2a12f9a36a4b6077a785051bbd83b2e7affa935c8e01";
 /// The rows of `partial`, decoded on first use from the embedded `data/partial.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    217,
+    224,
     "data/partial.bytes",
     "partial",
     SCHEMA_HASH,

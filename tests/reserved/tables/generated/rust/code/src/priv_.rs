@@ -43,7 +43,7 @@ impl crate::runtime::Row for Priv {
 pub const SCHEMA_HASH: &str = "f70dfa8831b93e6f338f29e001baa6b8c0811d3ea549e0c82db8d2197b997bb2";
 /// The rows of `priv`, decoded on first use from the embedded `data/priv.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    218,
+    226,
     "data/priv.bytes",
     "priv",
     SCHEMA_HASH,

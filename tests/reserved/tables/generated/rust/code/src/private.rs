@@ -43,7 +43,7 @@ impl crate::runtime::Row for Private {
 pub const SCHEMA_HASH: &str = "0a86766d6556cad1e2cc74414c017930ef85fefb9c852fd78aa239f36240f06f";
 /// The rows of `private`, decoded on first use from the embedded `data/private.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    219,
+    227,
     "data/private.bytes",
     "private",
     SCHEMA_HASH,

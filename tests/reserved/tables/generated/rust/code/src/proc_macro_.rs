@@ -45,7 +45,7 @@ impl crate::runtime::Row for ProcMacro {
 pub const SCHEMA_HASH: &str = "6d2d8fff8b6e13bf36b336685892bbc4406568d70290bc98c915116a5c8c11b5";
 /// The rows of `proc_macro`, decoded on first use from the embedded `data/proc_macro.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    220,
+    228,
     "data/proc_macro.bytes",
     "proc_macro",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Process {
 pub const SCHEMA_HASH: &str = "577e0cc85eea9d889d38f21ee2ae4e25e93e206350fb515a2cbb8460200da860";
 /// The rows of `process`, decoded on first use from the embedded `data/process.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    221,
+    229,
     "data/process.bytes",
     "process",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for PropertyIsEnumerable {
 pub const SCHEMA_HASH: &str = "2eee541071d19381c82501a8758df09c39f71dcad91e60691f60318d29948caa";
 /// The rows of `propertyIsEnumerable`, decoded on first use from the embedded `data/propertyIsEnumerable.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    222,
+    230,
     "data/propertyIsEnumerable.bytes",
     "propertyIsEnumerable",
     SCHEMA_HASH,

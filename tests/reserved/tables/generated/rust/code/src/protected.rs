@@ -45,7 +45,7 @@ impl crate::runtime::Row for Protected {
 pub const SCHEMA_HASH: &str = "0c98433d69a92277ee51a577673db031ee0d30aca7484241081e93095b41e364";
 /// The rows of `protected`, decoded on first use from the embedded `data/protected.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    223,
+    231,
     "data/protected.bytes",
     "protected",
     SCHEMA_HASH,

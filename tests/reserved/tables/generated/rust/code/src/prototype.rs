@@ -45,7 +45,7 @@ impl crate::runtime::Row for Prototype {
 pub const SCHEMA_HASH: &str = "599894631b2196d5357ca7ceb70149550a510ad66c2603c1b65a24813c557832";
 /// The rows of `prototype`, decoded on first use from the embedded `data/prototype.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    224,
+    232,
     "data/prototype.bytes",
     "prototype",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Pub {
 pub const SCHEMA_HASH: &str = "917569cdea12724df8fef03c363f7b9d1f8c7da733fd0d81a6bc4986241318f4";
 /// The rows of `pub`, decoded on first use from the embedded `data/pub.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    225,
+    233,
     "data/pub.bytes",
     "pub",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Public {
 pub const SCHEMA_HASH: &str = "10a1d2474469dddeb31b9d4e562c1f6d09074a8fbae0c548cc0d208b8826d294";
 /// The rows of `public`, decoded on first use from the embedded `data/public.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    226,
+    234,
     "data/public.bytes",
     "public",
     SCHEMA_HASH,

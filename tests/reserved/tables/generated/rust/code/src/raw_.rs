@@ -43,7 +43,7 @@ impl crate::runtime::Row for Raw {
 pub const SCHEMA_HASH: &str = "bc9c8338daf6caca690de1b4a6ca18d76ea5868e37756fe58dc90406e1d9ec9b";
 /// The rows of `raw`, decoded on first use from the embedded `data/raw.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    227,
+    235,
     "data/raw.bytes",
     "raw",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Readonly {
 pub const SCHEMA_HASH: &str = "abac2a618ce837a1e32560b92976b6004e039a239ba017bd6e964e2be41a4738";
 /// The rows of `readonly`, decoded on first use from the embedded `data/readonly.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    228,
+    236,
     "data/readonly.bytes",
     "readonly",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Record {
 pub const SCHEMA_HASH: &str = "2d2fa0c8bd5135caa4254686139995cae135d2557666b5e78248fbf40d1743d6";
 /// The rows of `record`, decoded on first use from the embedded `data/record.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    229,
+    237,
     "data/record.bytes",
     "record",
     SCHEMA_HASH,

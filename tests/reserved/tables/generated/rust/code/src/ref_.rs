@@ -43,7 +43,7 @@ impl crate::runtime::Row for Ref {
 pub const SCHEMA_HASH: &str = "3056a842145ec52ff07b878a7e459eb416ef31f48ecf58fca5d403d51ff98e94";
 /// The rows of `ref`, decoded on first use from the embedded `data/ref.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    230,
+    238,
     "data/ref.bytes",
     "ref",
     SCHEMA_HASH,

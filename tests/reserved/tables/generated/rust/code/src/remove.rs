@@ -43,7 +43,7 @@ impl crate::runtime::Row for Remove {
 pub const SCHEMA_HASH: &str = "ca2c20095df8c351443256bf6457d455571c4cf220420fb3204ab558fb3ca3f4";
 /// The rows of `remove`, decoded on first use from the embedded `data/remove.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    231,
+    239,
     "data/remove.bytes",
     "remove",
     SCHEMA_HASH,

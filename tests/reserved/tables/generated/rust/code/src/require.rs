@@ -43,7 +43,7 @@ impl crate::runtime::Row for Require {
 pub const SCHEMA_HASH: &str = "1e34e262df83e7065d452f292d0c3150e312948d0fbb10eb2cfa5db12da14d90";
 /// The rows of `require`, decoded on first use from the embedded `data/require.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    232,
+    240,
     "data/require.bytes",
     "require",
     SCHEMA_HASH,

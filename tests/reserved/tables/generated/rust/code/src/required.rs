@@ -43,7 +43,7 @@ impl crate::runtime::Row for Required {
 pub const SCHEMA_HASH: &str = "29b2f2011f8be8cdc9a84847fca488bbed90561b3395ac49d88d1e5c04e2c81d";
 /// The rows of `required`, decoded on first use from the embedded `data/required.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    233,
+    241,
     "data/required.bytes",
     "required",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Return {
 pub const SCHEMA_HASH: &str = "c785418f9e6b53804d4e4b989553a06e8d1e2fc0e7260fcb475c2a4ac5d9eb2a";
 /// The rows of `return`, decoded on first use from the embedded `data/return.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    234,
+    242,
     "data/return.bytes",
     "return",
     SCHEMA_HASH,

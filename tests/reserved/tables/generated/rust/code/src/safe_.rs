@@ -43,7 +43,7 @@ impl crate::runtime::Row for Safe {
 pub const SCHEMA_HASH: &str = "407e584dc2e7c3ceed1607332e0badf02071c7a96315576fcc877c0a2d7598fc";
 /// The rows of `safe`, decoded on first use from the embedded `data/safe.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    235,
+    245,
     "data/safe.bytes",
     "safe",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for Satisfies {
 pub const SCHEMA_HASH: &str = "dc0c90fb8cb34010741b3b3cca49d10cdfb1013ed9b3111afad52f9c5e465852";
 /// The rows of `satisfies`, decoded on first use from the embedded `data/satisfies.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    236,
+    246,
     "data/satisfies.bytes",
     "satisfies",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Sbyte {
 pub const SCHEMA_HASH: &str = "9fb1d9c33c0faa178eb4eeb12f3d7d346c4d454d44232b92246e1eff2776a4cb";
 /// The rows of `sbyte`, decoded on first use from the embedded `data/sbyte.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    237,
+    247,
     "data/sbyte.bytes",
     "sbyte",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Scoped {
 pub const SCHEMA_HASH: &str = "3b843c0e85d275894b02c8a1f81ad9aa77c455992bfdabb339996c1092ef9eee";
 /// The rows of `scoped`, decoded on first use from the embedded `data/scoped.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    238,
+    248,
     "data/scoped.bytes",
     "scoped",
     SCHEMA_HASH,

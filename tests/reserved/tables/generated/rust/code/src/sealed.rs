@@ -43,7 +43,7 @@ impl crate::runtime::Row for Sealed {
 pub const SCHEMA_HASH: &str = "614c3c69a767c0baa43dbc85b43147c5c808499589c5004fe21455d0dadf8ebe";
 /// The rows of `sealed`, decoded on first use from the embedded `data/sealed.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    239,
+    249,
     "data/sealed.bytes",
     "sealed",
     SCHEMA_HASH,

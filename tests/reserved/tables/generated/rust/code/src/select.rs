@@ -43,7 +43,7 @@ impl crate::runtime::Row for Select {
 pub const SCHEMA_HASH: &str = "dd19a9265f27e7074792a7f33c2119e3fa501d500cb9e216ee476b0ef4581711";
 /// The rows of `select`, decoded on first use from the embedded `data/select.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    240,
+    250,
     "data/select.bytes",
     "select",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Self_ {
 pub const SCHEMA_HASH: &str = "4732a0da20c6ccf4a5ebd6e403803df2ed7467589468a5db553a2190c5b9227d";
 /// The rows of `self`, decoded on first use from the embedded `data/self.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    241,
+    251,
     "data/self.bytes",
     "self",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Set {
 pub const SCHEMA_HASH: &str = "15e2f5c25aa43e7326bc66506f32d96349eaff69de83853e1b59b8b1c4230a76";
 /// The rows of `set`, decoded on first use from the embedded `data/set.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    242,
+    252,
     "data/set.bytes",
     "set",
     SCHEMA_HASH,

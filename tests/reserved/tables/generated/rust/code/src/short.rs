@@ -43,7 +43,7 @@ impl crate::runtime::Row for Short {
 pub const SCHEMA_HASH: &str = "3dd56065245cb2d35bb033117a9a404df7b79904fd312ad27d2a3d8938b76159";
 /// The rows of `short`, decoded on first use from the embedded `data/short.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    243,
+    253,
     "data/short.bytes",
     "short",
     SCHEMA_HASH,

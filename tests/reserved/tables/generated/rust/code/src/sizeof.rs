@@ -43,7 +43,7 @@ impl crate::runtime::Row for Sizeof {
 pub const SCHEMA_HASH: &str = "c37b4b860a2c40e70bd27c6720edc48d990b70e62d33cfe9d109df5fd33d4cd9";
 /// The rows of `sizeof`, decoded on first use from the embedded `data/sizeof.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    244,
+    254,
     "data/sizeof.bytes",
     "sizeof",
     SCHEMA_HASH,

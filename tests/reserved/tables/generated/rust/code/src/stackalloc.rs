@@ -45,7 +45,7 @@ impl crate::runtime::Row for Stackalloc {
 pub const SCHEMA_HASH: &str = "a31715381086b5598a91395dd71b040cb924eb4efff1ff7ea9d5ad0dd934dd9f";
 /// The rows of `stackalloc`, decoded on first use from the embedded `data/stackalloc.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    245,
+    255,
     "data/stackalloc.bytes",
     "stackalloc",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Static {
 pub const SCHEMA_HASH: &str = "b6c25ad69a21041bcd005d3b3c4ae7118dae9bdb81801b04b05f207fc56d81b0";
 /// The rows of `static`, decoded on first use from the embedded `data/static.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    246,
+    256,
     "data/static.bytes",
     "static",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Std {
 pub const SCHEMA_HASH: &str = "d9d73256a163a5816cbbff15d47c54b23f2694529bca241d6f9e5c969cc1a917";
 /// The rows of `std`, decoded on first use from the embedded `data/std.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    247,
+    257,
     "data/std.bytes",
     "std",
     SCHEMA_HASH,

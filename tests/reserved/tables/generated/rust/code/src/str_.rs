@@ -43,7 +43,7 @@ impl crate::runtime::Row for Str {
 pub const SCHEMA_HASH: &str = "2c99ad55159b50a7208d2069a3a25e0dee85081051600a42c83a0f03d6df4343";
 /// The rows of `str`, decoded on first use from the embedded `data/str.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    248,
+    258,
     "data/str.bytes",
     "str",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Struct {
 pub const SCHEMA_HASH: &str = "9e77b69d090e7607ee2eee6e73910aa795b416b8d0e952bdbd84bb53898b8fac";
 /// The rows of `struct`, decoded on first use from the embedded `data/struct.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    249,
+    259,
     "data/struct.bytes",
     "struct",
     SCHEMA_HASH,

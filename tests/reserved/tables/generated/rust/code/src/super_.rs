@@ -43,7 +43,7 @@ impl crate::runtime::Row for Super {
 pub const SCHEMA_HASH: &str = "2596f38e8bf15be0ab860b9c24a749beac7fd1e1bbb5a11c5838f37b58f8912e";
 /// The rows of `super`, decoded on first use from the embedded `data/super.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    250,
+    260,
     "data/super.bytes",
     "super",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Switch {
 pub const SCHEMA_HASH: &str = "a6c58bcd08cbf9c25dcab6cd5909aa34c0789aa370bc5130cf65baa4dda7c908";
 /// The rows of `switch`, decoded on first use from the embedded `data/switch.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    251,
+    261,
     "data/switch.bytes",
     "switch",
     SCHEMA_HASH,

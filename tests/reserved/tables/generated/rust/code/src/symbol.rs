@@ -43,7 +43,7 @@ impl crate::runtime::Row for Symbol {
 pub const SCHEMA_HASH: &str = "57ea05ec89627e5d9cb35e2d1b8cad49ed4cd737adadcb035103ecb9c3aadc54";
 /// The rows of `symbol`, decoded on first use from the embedded `data/symbol.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    252,
+    262,
     "data/symbol.bytes",
     "symbol",
     SCHEMA_HASH,

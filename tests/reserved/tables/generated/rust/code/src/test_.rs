@@ -43,7 +43,7 @@ impl crate::runtime::Row for Test {
 pub const SCHEMA_HASH: &str = "cb2716315b11846c3750ab445e372a7b1cf2068d2947091291defde837dd84e3";
 /// The rows of `test`, decoded on first use from the embedded `data/test.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    253,
+    264,
     "data/test.bytes",
     "test",
     SCHEMA_HASH,

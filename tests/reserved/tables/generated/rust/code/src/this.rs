@@ -43,7 +43,7 @@ impl crate::runtime::Row for This {
 pub const SCHEMA_HASH: &str = "9ca5ac263dcc1b187a5e6a64d7e01edc752211fec9b3457375a853e3b2377b28";
 /// The rows of `this`, decoded on first use from the embedded `data/this.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    254,
+    265,
     "data/this.bytes",
     "this",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Throw {
 pub const SCHEMA_HASH: &str = "b5580af95975453208aa74cb4dc97343f25ca28d0ea189b061fe809977b22ac0";
 /// The rows of `throw`, decoded on first use from the embedded `data/throw.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    255,
+    266,
     "data/throw.bytes",
     "throw",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for ToLocaleString {
 pub const SCHEMA_HASH: &str = "bb65b62095eb477babe1d8cd54ff477745185df96af249f90a35d363a5a14856";
 /// The rows of `toLocaleString`, decoded on first use from the embedded `data/toLocaleString.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    256,
+    267,
     "data/toLocaleString.bytes",
     "toLocaleString",
     SCHEMA_HASH,

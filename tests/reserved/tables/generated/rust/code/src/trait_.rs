@@ -43,7 +43,7 @@ impl crate::runtime::Row for Trait {
 pub const SCHEMA_HASH: &str = "3666db318eaaa252699094009307a749be0cea18ce84a0b5449ee46ff2732a9c";
 /// The rows of `trait`, decoded on first use from the embedded `data/trait.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    257,
+    268,
     "data/trait.bytes",
     "trait",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for True {
 pub const SCHEMA_HASH: &str = "154b16cf302d7a5f435e540ca2c4e6e28bc211bb7aa0777ca59f7430f50e9763";
 /// The rows of `true`, decoded on first use from the embedded `data/true.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    258,
+    269,
     "data/true.bytes",
     "true",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Try {
 pub const SCHEMA_HASH: &str = "74efedd259148b8ddd0af91ab3e11909adf9660e902a39104679d8e9528ab33e";
 /// The rows of `try`, decoded on first use from the embedded `data/try.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    259,
+    270,
     "data/try.bytes",
     "try",
     SCHEMA_HASH,

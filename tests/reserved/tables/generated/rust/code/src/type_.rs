@@ -43,7 +43,7 @@ impl crate::runtime::Row for Type {
 pub const SCHEMA_HASH: &str = "fa38491fe4eb769da4d58fc0bcecfbe77d03d4e055cd7d2e375b0f96ab9770fe";
 /// The rows of `type`, decoded on first use from the embedded `data/type.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    260,
+    271,
     "data/type.bytes",
     "type",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Typeof {
 pub const SCHEMA_HASH: &str = "be3c2f4e9e548281448c63e1da9504d5684d2112d04cc7c41fbecac3219dcb5a";
 /// The rows of `typeof`, decoded on first use from the embedded `data/typeof.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    261,
+    272,
     "data/typeof.bytes",
     "typeof",
     SCHEMA_HASH,

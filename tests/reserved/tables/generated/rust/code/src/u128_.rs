@@ -43,7 +43,7 @@ impl crate::runtime::Row for U128 {
 pub const SCHEMA_HASH: &str = "cff7f36af795b47cddc4c73786c77be7b28d0ac19b5730cb1c79988956f014c4";
 /// The rows of `u128`, decoded on first use from the embedded `data/u128.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    262,
+    273,
     "data/u128.bytes",
     "u128",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for U16 {
 pub const SCHEMA_HASH: &str = "1c4d5a1f2b82a1e1514a9f88f4f484b41fd1cebf77227c05a664ff38af7c9272";
 /// The rows of `u16`, decoded on first use from the embedded `data/u16.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    263,
+    274,
     "data/u16.bytes",
     "u16",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for U32 {
 pub const SCHEMA_HASH: &str = "47fa33fd38ca67d7e4adf791b981ca911f057c0f77ad7b6e52ec7023d1d37751";
 /// The rows of `u32`, decoded on first use from the embedded `data/u32.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    264,
+    275,
     "data/u32.bytes",
     "u32",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for U64 {
 pub const SCHEMA_HASH: &str = "f358411289b1d06caa2d840147e0e9f576db6721bf72290679228c97a54b5338";
 /// The rows of `u64`, decoded on first use from the embedded `data/u64.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    265,
+    276,
     "data/u64.bytes",
     "u64",
     SCHEMA_HASH,

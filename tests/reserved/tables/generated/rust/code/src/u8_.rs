@@ -43,7 +43,7 @@ impl crate::runtime::Row for U8 {
 pub const SCHEMA_HASH: &str = "1a95f29558c193085d5ef833a1976ccf3ef4f35c08a50452ed914dda39358df4";
 /// The rows of `u8`, decoded on first use from the embedded `data/u8.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    266,
+    277,
     "data/u8.bytes",
     "u8",
     SCHEMA_HASH,

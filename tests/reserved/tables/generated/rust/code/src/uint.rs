@@ -43,7 +43,7 @@ impl crate::runtime::Row for Uint {
 pub const SCHEMA_HASH: &str = "21c4f980f2f203fba5eed6da73da91c442311d3b6a68bd0b077c4970dcf30c01";
 /// The rows of `uint`, decoded on first use from the embedded `data/uint.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    267,
+    278,
     "data/uint.bytes",
     "uint",
     SCHEMA_HASH,

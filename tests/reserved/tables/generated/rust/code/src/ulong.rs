@@ -43,7 +43,7 @@ impl crate::runtime::Row for Ulong {
 pub const SCHEMA_HASH: &str = "0c15e8350d2af6bdf1e543cb83809ee09dbd2f2a593a9776b3eef0df3be388b3";
 /// The rows of `ulong`, decoded on first use from the embedded `data/ulong.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    268,
+    279,
     "data/ulong.bytes",
     "ulong",
     SCHEMA_HASH,

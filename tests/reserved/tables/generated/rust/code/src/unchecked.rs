@@ -45,7 +45,7 @@ impl crate::runtime::Row for Unchecked {
 pub const SCHEMA_HASH: &str = "35bcd0255ad563a01138464ffddbe856865b07ebd0aebd64a6f682cdd9bf5daa";
 /// The rows of `unchecked`, decoded on first use from the embedded `data/unchecked.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    269,
+    280,
     "data/unchecked.bytes",
     "unchecked",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for Undefined {
 pub const SCHEMA_HASH: &str = "084e5cbbce5516a60f803142cd7f40d876350e2c0fbe449e97adaef04975dc2d";
 /// The rows of `undefined`, decoded on first use from the embedded `data/undefined.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    270,
+    281,
     "data/undefined.bytes",
     "undefined",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Union {
 pub const SCHEMA_HASH: &str = "4f3e446f66564b025c48f3efe4282918aeffa8772eb49558141a6e8f39e40dd0";
 /// The rows of `union`, decoded on first use from the embedded `data/union.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    271,
+    282,
     "data/union.bytes",
     "union",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Unique {
 pub const SCHEMA_HASH: &str = "e7260f7eb3635f8e28f77001bc6f8d061d3f409930f5796ab40132653d5b5e8a";
 /// The rows of `unique`, decoded on first use from the embedded `data/unique.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    272,
+    283,
     "data/unique.bytes",
     "unique",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Unknown {
 pub const SCHEMA_HASH: &str = "440c2d3d7d997d255a5319a473dd456782cb74776ac0b4d78f88a3f1d14eadba";
 /// The rows of `unknown`, decoded on first use from the embedded `data/unknown.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    273,
+    284,
     "data/unknown.bytes",
     "unknown",
     SCHEMA_HASH,

@@ -45,7 +45,7 @@ impl crate::runtime::Row for Unmanaged {
 pub const SCHEMA_HASH: &str = "ab26114228e56666e9f226127a4976f1239b0b5295beb78a72d88f1811cff1e1";
 /// The rows of `unmanaged`, decoded on first use from the embedded `data/unmanaged.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    274,
+    285,
     "data/unmanaged.bytes",
     "unmanaged",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Unsafe {
 pub const SCHEMA_HASH: &str = "5a7e6566f59c43bce34e7a7b23e300a56edbeb98dd580240ccef33b7efbfa49d";
 /// The rows of `unsafe`, decoded on first use from the embedded `data/unsafe.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    275,
+    286,
     "data/unsafe.bytes",
     "unsafe",
     SCHEMA_HASH,

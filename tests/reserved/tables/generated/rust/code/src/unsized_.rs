@@ -43,7 +43,7 @@ impl crate::runtime::Row for Unsized {
 pub const SCHEMA_HASH: &str = "76fa8c44beb6d8a0af26212d57129224f37cc980b58c7a85c71241405b087be2";
 /// The rows of `unsized`, decoded on first use from the embedded `data/unsized.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    276,
+    287,
     "data/unsized.bytes",
     "unsized",
     SCHEMA_HASH,

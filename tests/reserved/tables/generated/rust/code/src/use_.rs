@@ -43,7 +43,7 @@ impl crate::runtime::Row for Use {
 pub const SCHEMA_HASH: &str = "e9680c711c2c2d34d8f251e53d7d692ba152b0d9ee6372ea444092b53044ed7c";
 /// The rows of `use`, decoded on first use from the embedded `data/use.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    277,
+    288,
     "data/use.bytes",
     "use",
     SCHEMA_HASH,

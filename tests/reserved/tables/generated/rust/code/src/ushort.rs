@@ -43,7 +43,7 @@ impl crate::runtime::Row for Ushort {
 pub const SCHEMA_HASH: &str = "a15847bf44c3a1c6fb086556e64c22020a212e5132d5ef7082878fdcc3b045b4";
 /// The rows of `ushort`, decoded on first use from the embedded `data/ushort.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    278,
+    289,
     "data/ushort.bytes",
     "ushort",
     SCHEMA_HASH,

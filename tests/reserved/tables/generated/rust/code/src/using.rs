@@ -43,7 +43,7 @@ impl crate::runtime::Row for Using {
 pub const SCHEMA_HASH: &str = "68037775bacaec7b1e06ca16999d16c8bfb88da659e28b288643697163a2643b";
 /// The rows of `using`, decoded on first use from the embedded `data/using.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    279,
+    290,
     "data/using.bytes",
     "using",
     SCHEMA_HASH,

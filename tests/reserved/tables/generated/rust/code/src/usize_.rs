@@ -43,7 +43,7 @@ impl crate::runtime::Row for Usize {
 pub const SCHEMA_HASH: &str = "a08600cd57bf3ce23c976fff05ae80515f02538c97897510493040a93abe5395";
 /// The rows of `usize`, decoded on first use from the embedded `data/usize.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    280,
+    291,
     "data/usize.bytes",
     "usize",
     SCHEMA_HASH,

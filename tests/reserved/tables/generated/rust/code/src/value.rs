@@ -43,7 +43,7 @@ impl crate::runtime::Row for Value {
 pub const SCHEMA_HASH: &str = "e360749673add4db0747718bc1e1d1153f8800e107e7b5bf3d8ea4568177d26e";
 /// The rows of `value`, decoded on first use from the embedded `data/value.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    281,
+    292,
     "data/value.bytes",
     "value",
     SCHEMA_HASH,

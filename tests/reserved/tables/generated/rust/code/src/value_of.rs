@@ -43,7 +43,7 @@ impl crate::runtime::Row for ValueOf {
 pub const SCHEMA_HASH: &str = "8d331652efd18fa56a91d2947a7d137697644b508f788b864136a2cd051db695";
 /// The rows of `valueOf`, decoded on first use from the embedded `data/valueOf.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    282,
+    293,
     "data/valueOf.bytes",
     "valueOf",
     SCHEMA_HASH,

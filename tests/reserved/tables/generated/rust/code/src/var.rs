@@ -43,7 +43,7 @@ impl crate::runtime::Row for Var {
 pub const SCHEMA_HASH: &str = "c7773f7d3ccfbea26f0915ac8ca6cbb388523a4c5b5fba402aba8278cf0751fe";
 /// The rows of `var`, decoded on first use from the embedded `data/var.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    283,
+    294,
     "data/var.bytes",
     "var",
     SCHEMA_HASH,

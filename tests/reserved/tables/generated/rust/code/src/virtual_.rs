@@ -43,7 +43,7 @@ impl crate::runtime::Row for Virtual {
 pub const SCHEMA_HASH: &str = "9442c209864b79401e974ad217cdfd57bda8695cd6d8adc039a544474f1e2f63";
 /// The rows of `virtual`, decoded on first use from the embedded `data/virtual.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    284,
+    295,
     "data/virtual.bytes",
     "virtual",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Void {
 pub const SCHEMA_HASH: &str = "5a9624351a0cd90ea286a748aa2bc1c9c9bf4e2bc0f1db1a7129f799995e3332";
 /// The rows of `void`, decoded on first use from the embedded `data/void.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    285,
+    296,
     "data/void.bytes",
     "void",
     SCHEMA_HASH,

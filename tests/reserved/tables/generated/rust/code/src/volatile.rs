@@ -43,7 +43,7 @@ impl crate::runtime::Row for Volatile {
 pub const SCHEMA_HASH: &str = "9fb2a7b2c4b27b7c499a37580b02a42d108b7f323dcd2df8d166b45ab070fbd9";
 /// The rows of `volatile`, decoded on first use from the embedded `data/volatile.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    286,
+    297,
     "data/volatile.bytes",
     "volatile",
     SCHEMA_HASH,

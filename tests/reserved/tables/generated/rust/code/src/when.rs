@@ -43,7 +43,7 @@ impl crate::runtime::Row for When {
 pub const SCHEMA_HASH: &str = "f4c56a76f9909e24439e209b542b3b6b8db9796c4d9a3e2d28f993a2ffd3042e";
 /// The rows of `when`, decoded on first use from the embedded `data/when.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    287,
+    298,
     "data/when.bytes",
     "when",
     SCHEMA_HASH,

@@ -43,7 +43,7 @@ impl crate::runtime::Row for Where {
 pub const SCHEMA_HASH: &str = "ba39b3aa6f6c645d882222ba61b241901505b665d391e7ecd06b05d8b5adac0a";
 /// The rows of `where`, decoded on first use from the embedded `data/where.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    288,
+    299,
     "data/where.bytes",
     "where",
     SCHEMA_HASH,

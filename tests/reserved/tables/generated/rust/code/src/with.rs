@@ -43,7 +43,7 @@ impl crate::runtime::Row for With {
 pub const SCHEMA_HASH: &str = "6d305e020620882ba3b2195a81813858737f5a4ae22a20b7b378427b2476c235";
 /// The rows of `with`, decoded on first use from the embedded `data/with.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    290,
+    301,
     "data/with.bytes",
     "with",
     SCHEMA_HASH,

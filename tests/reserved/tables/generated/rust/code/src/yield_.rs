@@ -43,7 +43,7 @@ impl crate::runtime::Row for Yield {
 pub const SCHEMA_HASH: &str = "6d774fdbf2003cde4cd5d9c433e894a18ee1e5888fc9f0b1e2c9743e9f21fecb";
 /// The rows of `yield`, decoded on first use from the embedded `data/yield.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    291,
+    302,
     "data/yield.bytes",
     "yield",
     SCHEMA_HASH,

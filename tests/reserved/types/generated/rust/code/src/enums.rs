@@ -989,6 +989,28 @@ pub enum Word {
     ConoutU0024,
     /// `CLOCK$`
     ClockU0024,
+    /// `has`
+    Has,
+    /// `row`
+    Row,
+    /// `found`
+    Found,
+    /// `candidate`
+    Candidate,
+    /// `list`
+    List,
+    /// `gentableRow`
+    GentableRow,
+    /// `rows`
+    Rows,
+    /// `table`
+    Table,
+    /// `key`
+    Key,
+    /// `parts`
+    Parts,
+    /// `at`
+    At,
     /// `Red\u{202e}eulB`
     RedU202eEulB,
     /// `iso\u{2066}late\u{2069}`
@@ -1331,6 +1353,17 @@ impl Word {
         Word::ConinU0024,
         Word::ConoutU0024,
         Word::ClockU0024,
+        Word::Has,
+        Word::Row,
+        Word::Found,
+        Word::Candidate,
+        Word::List,
+        Word::GentableRow,
+        Word::Rows,
+        Word::Table,
+        Word::Key,
+        Word::Parts,
+        Word::At,
         Word::RedU202eEulB,
         Word::IsoU2066LateU2069,
         Word::ZeroU200bWidth,
@@ -1666,6 +1699,17 @@ impl Word {
             Word::ConinU0024 => "CONIN$",
             Word::ConoutU0024 => "CONOUT$",
             Word::ClockU0024 => "CLOCK$",
+            Word::Has => "has",
+            Word::Row => "row",
+            Word::Found => "found",
+            Word::Candidate => "candidate",
+            Word::List => "list",
+            Word::GentableRow => "gentableRow",
+            Word::Rows => "rows",
+            Word::Table => "table",
+            Word::Key => "key",
+            Word::Parts => "parts",
+            Word::At => "at",
             Word::RedU202eEulB => "Red\u{202e}eulB",
             Word::IsoU2066LateU2069 => "iso\u{2066}late\u{2069}",
             Word::ZeroU200bWidth => "zero\u{200b}width",
@@ -2002,6 +2046,17 @@ impl Word {
             "CONIN$" => Some(Word::ConinU0024),
             "CONOUT$" => Some(Word::ConoutU0024),
             "CLOCK$" => Some(Word::ClockU0024),
+            "has" => Some(Word::Has),
+            "row" => Some(Word::Row),
+            "found" => Some(Word::Found),
+            "candidate" => Some(Word::Candidate),
+            "list" => Some(Word::List),
+            "gentableRow" => Some(Word::GentableRow),
+            "rows" => Some(Word::Rows),
+            "table" => Some(Word::Table),
+            "key" => Some(Word::Key),
+            "parts" => Some(Word::Parts),
+            "at" => Some(Word::At),
             "Red\u{202e}eulB" => Some(Word::RedU202eEulB),
             "iso\u{2066}late\u{2069}" => Some(Word::IsoU2066LateU2069),
             "zero\u{200b}width" => Some(Word::ZeroU200bWidth),

@@ -58,7 +58,7 @@ impl crate::runtime::Row for Members {
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
-pub const SCHEMA_HASH: &str = "58244205a960a8c0bf17f969ccc1670ba9c6645eacf75de5c44be37031cedc82";
+pub const SCHEMA_HASH: &str = "87310037850efa98b0209e037137eaf63d1f198e6ea443c07d0d3dec85370836";
 /// The rows of `Members`, decoded on first use from the embedded `data/Members.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,

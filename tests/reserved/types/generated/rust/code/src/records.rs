@@ -685,6 +685,28 @@ pub struct AllFields {
     pub conout_u0024: Option<i32>,
     /// Column `CLOCK$`.
     pub clock_u0024: Option<i32>,
+    /// Column `has`.
+    pub has: Option<i32>,
+    /// Column `row`.
+    pub row: Option<i32>,
+    /// Column `found`.
+    pub found: Option<i32>,
+    /// Column `candidate`.
+    pub candidate: Option<i32>,
+    /// Column `list`.
+    pub list: Option<i32>,
+    /// Column `gentableRow`.
+    pub gentable_row: Option<i32>,
+    /// Column `rows`.
+    pub rows: Option<i32>,
+    /// Column `table`.
+    pub table: Option<i32>,
+    /// Column `key`.
+    pub key: Option<i32>,
+    /// Column `parts`.
+    pub parts: Option<i32>,
+    /// Column `at`.
+    pub at: Option<i32>,
 }
 #[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AllFields {
@@ -1093,6 +1115,9 @@ impl crate::canonical::Canonical for AllFields {
         if let Some(v) = &self.async_ {
             crate::canonical::member(out, &mut first, "async", v);
         }
+        if let Some(v) = &self.at {
+            crate::canonical::member(out, &mut first, "at", v);
+        }
         if let Some(v) = &self.await_ {
             crate::canonical::member(out, &mut first, "await", v);
         }
@@ -1122,6 +1147,9 @@ impl crate::canonical::Canonical for AllFields {
         }
         if let Some(v) = &self.byte {
             crate::canonical::member(out, &mut first, "byte", v);
+        }
+        if let Some(v) = &self.candidate {
+            crate::canonical::member(out, &mut first, "candidate", v);
         }
         if let Some(v) = &self.case {
             crate::canonical::member(out, &mut first, "case", v);
@@ -1249,11 +1277,17 @@ impl crate::canonical::Canonical for AllFields {
         if let Some(v) = &self.foreach {
             crate::canonical::member(out, &mut first, "foreach", v);
         }
+        if let Some(v) = &self.found {
+            crate::canonical::member(out, &mut first, "found", v);
+        }
         if let Some(v) = &self.function {
             crate::canonical::member(out, &mut first, "function", v);
         }
         if let Some(v) = &self.gen_ {
             crate::canonical::member(out, &mut first, "gen", v);
+        }
+        if let Some(v) = &self.gentable_row {
+            crate::canonical::member(out, &mut first, "gentableRow", v);
         }
         if let Some(v) = &self.get {
             crate::canonical::member(out, &mut first, "get", v);
@@ -1269,6 +1303,9 @@ impl crate::canonical::Canonical for AllFields {
         }
         if let Some(v) = &self.group {
             crate::canonical::member(out, &mut first, "group", v);
+        }
+        if let Some(v) = &self.has {
+            crate::canonical::member(out, &mut first, "has", v);
         }
         if let Some(v) = &self.has_own_property {
             crate::canonical::member(out, &mut first, "hasOwnProperty", v);
@@ -1339,6 +1376,9 @@ impl crate::canonical::Canonical for AllFields {
         if let Some(v) = &self.join {
             crate::canonical::member(out, &mut first, "join", v);
         }
+        if let Some(v) = &self.key {
+            crate::canonical::member(out, &mut first, "key", v);
+        }
         if let Some(v) = &self.keyof {
             crate::canonical::member(out, &mut first, "keyof", v);
         }
@@ -1347,6 +1387,9 @@ impl crate::canonical::Canonical for AllFields {
         }
         if let Some(v) = &self.lib {
             crate::canonical::member(out, &mut first, "lib", v);
+        }
+        if let Some(v) = &self.list {
+            crate::canonical::member(out, &mut first, "list", v);
         }
         if let Some(v) = &self.lock {
             crate::canonical::member(out, &mut first, "lock", v);
@@ -1444,6 +1487,9 @@ impl crate::canonical::Canonical for AllFields {
         if let Some(v) = &self.partial {
             crate::canonical::member(out, &mut first, "partial", v);
         }
+        if let Some(v) = &self.parts {
+            crate::canonical::member(out, &mut first, "parts", v);
+        }
         if let Some(v) = &self.priv_ {
             crate::canonical::member(out, &mut first, "priv", v);
         }
@@ -1494,6 +1540,12 @@ impl crate::canonical::Canonical for AllFields {
         }
         if let Some(v) = &self.return_ {
             crate::canonical::member(out, &mut first, "return", v);
+        }
+        if let Some(v) = &self.row {
+            crate::canonical::member(out, &mut first, "row", v);
+        }
+        if let Some(v) = &self.rows {
+            crate::canonical::member(out, &mut first, "rows", v);
         }
         if let Some(v) = &self.safe_ {
             crate::canonical::member(out, &mut first, "safe", v);
@@ -1548,6 +1600,9 @@ impl crate::canonical::Canonical for AllFields {
         }
         if let Some(v) = &self.symbol {
             crate::canonical::member(out, &mut first, "symbol", v);
+        }
+        if let Some(v) = &self.table {
+            crate::canonical::member(out, &mut first, "table", v);
         }
         if let Some(v) = &self.test {
             crate::canonical::member(out, &mut first, "test", v);
@@ -2003,6 +2058,17 @@ impl AllFields {
             conin_u0024: if r.present() { Some(r.i32()) } else { None },
             conout_u0024: if r.present() { Some(r.i32()) } else { None },
             clock_u0024: if r.present() { Some(r.i32()) } else { None },
+            has: if r.present() { Some(r.i32()) } else { None },
+            row: if r.present() { Some(r.i32()) } else { None },
+            found: if r.present() { Some(r.i32()) } else { None },
+            candidate: if r.present() { Some(r.i32()) } else { None },
+            list: if r.present() { Some(r.i32()) } else { None },
+            gentable_row: if r.present() { Some(r.i32()) } else { None },
+            rows: if r.present() { Some(r.i32()) } else { None },
+            table: if r.present() { Some(r.i32()) } else { None },
+            key: if r.present() { Some(r.i32()) } else { None },
+            parts: if r.present() { Some(r.i32()) } else { None },
+            at: if r.present() { Some(r.i32()) } else { None },
         };
         r.check(v)
     }
@@ -5661,6 +5727,35 @@ impl Async {
         r.check(v)
     }
 }
+/// A record named at.
+///
+/// Defined at `common.schema.json#/$defs/at`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct At {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for At {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl At {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<At, crate::runtime::Bad> {
+        let v = At { v: r.i32() };
+        r.check(v)
+    }
+}
 /// A record named await.
 ///
 /// Defined at `common.schema.json#/$defs/await`.
@@ -5948,6 +6043,35 @@ impl Byte {
         r: &mut crate::runtime::Decoder,
     ) -> Result<Byte, crate::runtime::Bad> {
         let v = Byte { v: r.i32() };
+        r.check(v)
+    }
+}
+/// A record named candidate.
+///
+/// Defined at `common.schema.json#/$defs/candidate`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Candidate {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Candidate {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Candidate, crate::runtime::Bad> {
+        let v = Candidate { v: r.i32() };
         r.check(v)
     }
 }
@@ -7169,6 +7293,35 @@ impl Foreach {
         r.check(v)
     }
 }
+/// A record named found.
+///
+/// Defined at `common.schema.json#/$defs/found`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Found {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Found {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Found {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Found, crate::runtime::Bad> {
+        let v = Found { v: r.i32() };
+        r.check(v)
+    }
+}
 /// A record named function.
 ///
 /// Defined at `common.schema.json#/$defs/function`.
@@ -7224,6 +7377,35 @@ impl Gen {
         r: &mut crate::runtime::Decoder,
     ) -> Result<Gen, crate::runtime::Bad> {
         let v = Gen { v: r.i32() };
+        r.check(v)
+    }
+}
+/// A record named gentableRow.
+///
+/// Defined at `common.schema.json#/$defs/gentableRow`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GentableRow {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for GentableRow {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl GentableRow {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<GentableRow, crate::runtime::Bad> {
+        let v = GentableRow { v: r.i32() };
         r.check(v)
     }
 }
@@ -7369,6 +7551,35 @@ impl Group {
         r: &mut crate::runtime::Decoder,
     ) -> Result<Group, crate::runtime::Bad> {
         let v = Group { v: r.i32() };
+        r.check(v)
+    }
+}
+/// A record named has.
+///
+/// Defined at `common.schema.json#/$defs/has`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Has {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Has {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Has {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Has, crate::runtime::Bad> {
+        let v = Has { v: r.i32() };
         r.check(v)
     }
 }
@@ -8039,6 +8250,35 @@ impl Join {
         r.check(v)
     }
 }
+/// A record named key.
+///
+/// Defined at `common.schema.json#/$defs/key`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Key {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Key {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Key {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Key, crate::runtime::Bad> {
+        let v = Key { v: r.i32() };
+        r.check(v)
+    }
+}
 /// A record named keyof.
 ///
 /// Defined at `common.schema.json#/$defs/keyof`.
@@ -8123,6 +8363,35 @@ impl Lib {
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lib, crate::runtime::Bad> {
         let v = Lib { v: r.i32() };
+        r.check(v)
+    }
+}
+/// A record named list.
+///
+/// Defined at `common.schema.json#/$defs/list`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct List {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for List {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl List {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<List, crate::runtime::Bad> {
+        let v = List { v: r.i32() };
         r.check(v)
     }
 }
@@ -9054,6 +9323,35 @@ impl Partial {
         r.check(v)
     }
 }
+/// A record named parts.
+///
+/// Defined at `common.schema.json#/$defs/parts`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Parts {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Parts {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Parts {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Parts, crate::runtime::Bad> {
+        let v = Parts { v: r.i32() };
+        r.check(v)
+    }
+}
 /// A record named priv.
 ///
 /// Defined at `common.schema.json#/$defs/priv`.
@@ -9544,6 +9842,64 @@ impl Return {
         r: &mut crate::runtime::Decoder,
     ) -> Result<Return, crate::runtime::Bad> {
         let v = Return { v: r.i32() };
+        r.check(v)
+    }
+}
+/// A record named row.
+///
+/// Defined at `common.schema.json#/$defs/row`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Row {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Row {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Row, crate::runtime::Bad> {
+        let v = Row { v: r.i32() };
+        r.check(v)
+    }
+}
+/// A record named rows.
+///
+/// Defined at `common.schema.json#/$defs/rows`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rows {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Rows {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Rows {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Rows, crate::runtime::Bad> {
+        let v = Rows { v: r.i32() };
         r.check(v)
     }
 }
@@ -10066,6 +10422,35 @@ impl Symbol {
         r: &mut crate::runtime::Decoder,
     ) -> Result<Symbol, crate::runtime::Bad> {
         let v = Symbol { v: r.i32() };
+        r.check(v)
+    }
+}
+/// A record named table.
+///
+/// Defined at `common.schema.json#/$defs/table`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Table {
+    /// Column `v`.
+    pub v: i32,
+}
+#[cfg(feature = "canonical")]
+impl crate::canonical::Canonical for Table {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "v", &self.v);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Table {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Table, crate::runtime::Bad> {
+        let v = Table { v: r.i32() };
         r.check(v)
     }
 }
@@ -12830,6 +13215,61 @@ pub enum Choice {
         /// Column `v`.
         v: Option<i32>,
     },
+    /// `kind` = `has`.
+    Has {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `row`.
+    Row {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `found`.
+    Found {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `candidate`.
+    Candidate {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `list`.
+    List {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `gentableRow`.
+    GentableRow {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `rows`.
+    Rows {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `table`.
+    Table {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `key`.
+    Key {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `parts`.
+    Parts {
+        /// Column `v`.
+        v: Option<i32>,
+    },
+    /// `kind` = `at`.
+    At {
+        /// Column `v`.
+        v: Option<i32>,
+    },
 }
 impl Choice {
     /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
@@ -12837,7 +13277,7 @@ impl Choice {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Choice, crate::runtime::Bad> {
-        let v = match r.index(325usize) {
+        let v = match r.index(336usize) {
             0usize => {
                 Choice::As {
                     v: if r.present() { Some(r.i32()) } else { None },
@@ -14458,8 +14898,63 @@ impl Choice {
                     v: if r.present() { Some(r.i32()) } else { None },
                 }
             }
-            _ => {
+            324usize => {
                 Choice::ClockU0024 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            325usize => {
+                Choice::Has {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            326usize => {
+                Choice::Row {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            327usize => {
+                Choice::Found {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            328usize => {
+                Choice::Candidate {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            329usize => {
+                Choice::List {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            330usize => {
+                Choice::GentableRow {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            331usize => {
+                Choice::Rows {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            332usize => {
+                Choice::Table {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            333usize => {
+                Choice::Key {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            334usize => {
+                Choice::Parts {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            _ => {
+                Choice::At {
                     v: if r.present() { Some(r.i32()) } else { None },
                 }
             }
@@ -14796,6 +15291,17 @@ impl Choice {
             Choice::ConinU0024 { .. } => "CONIN$",
             Choice::ConoutU0024 { .. } => "CONOUT$",
             Choice::ClockU0024 { .. } => "CLOCK$",
+            Choice::Has { .. } => "has",
+            Choice::Row { .. } => "row",
+            Choice::Found { .. } => "found",
+            Choice::Candidate { .. } => "candidate",
+            Choice::List { .. } => "list",
+            Choice::GentableRow { .. } => "gentableRow",
+            Choice::Rows { .. } => "rows",
+            Choice::Table { .. } => "table",
+            Choice::Key { .. } => "key",
+            Choice::Parts { .. } => "parts",
+            Choice::At { .. } => "at",
         }
     }
 }
@@ -16756,6 +17262,72 @@ impl crate::canonical::Canonical for Choice {
             }
             Choice::ClockU0024 { v: __f0 } => {
                 crate::canonical::member(out, &mut first, "kind", "CLOCK$");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Has { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "has");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Row { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "row");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Found { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "found");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Candidate { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "candidate");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::List { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "list");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::GentableRow { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "gentableRow");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Rows { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "rows");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Table { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "table");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Key { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "key");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::Parts { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "parts");
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::At { v: __f0 } => {
+                crate::canonical::member(out, &mut first, "kind", "at");
                 if let Some(v) = __f0 {
                     crate::canonical::member(out, &mut first, "v", v);
                 }

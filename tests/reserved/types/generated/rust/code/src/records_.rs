@@ -1284,6 +1284,50 @@ pub struct Records {
     ///
     /// Column `r317`.
     pub r317: Option<crate::records::ClockU0024>,
+    /// A record named has.
+    ///
+    /// Column `r318`.
+    pub r318: Option<crate::records::Has>,
+    /// A record named row.
+    ///
+    /// Column `r319`.
+    pub r319: Option<crate::records::Row>,
+    /// A record named found.
+    ///
+    /// Column `r320`.
+    pub r320: Option<crate::records::Found>,
+    /// A record named candidate.
+    ///
+    /// Column `r321`.
+    pub r321: Option<crate::records::Candidate>,
+    /// A record named list.
+    ///
+    /// Column `r322`.
+    pub r322: Option<crate::records::List>,
+    /// A record named gentableRow.
+    ///
+    /// Column `r323`.
+    pub r323: Option<crate::records::GentableRow>,
+    /// A record named rows.
+    ///
+    /// Column `r324`.
+    pub r324: Option<crate::records::Rows>,
+    /// A record named table.
+    ///
+    /// Column `r325`.
+    pub r325: Option<crate::records::Table>,
+    /// A record named key.
+    ///
+    /// Column `r326`.
+    pub r326: Option<crate::records::Key>,
+    /// A record named parts.
+    ///
+    /// Column `r327`.
+    pub r327: Option<crate::records::Parts>,
+    /// A record named at.
+    ///
+    /// Column `r328`.
+    pub r328: Option<crate::records::At>,
 }
 #[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Records {
@@ -2247,6 +2291,39 @@ impl crate::canonical::Canonical for Records {
         }
         if let Some(v) = &self.r317 {
             crate::canonical::member(out, &mut first, "r317", v);
+        }
+        if let Some(v) = &self.r318 {
+            crate::canonical::member(out, &mut first, "r318", v);
+        }
+        if let Some(v) = &self.r319 {
+            crate::canonical::member(out, &mut first, "r319", v);
+        }
+        if let Some(v) = &self.r320 {
+            crate::canonical::member(out, &mut first, "r320", v);
+        }
+        if let Some(v) = &self.r321 {
+            crate::canonical::member(out, &mut first, "r321", v);
+        }
+        if let Some(v) = &self.r322 {
+            crate::canonical::member(out, &mut first, "r322", v);
+        }
+        if let Some(v) = &self.r323 {
+            crate::canonical::member(out, &mut first, "r323", v);
+        }
+        if let Some(v) = &self.r324 {
+            crate::canonical::member(out, &mut first, "r324", v);
+        }
+        if let Some(v) = &self.r325 {
+            crate::canonical::member(out, &mut first, "r325", v);
+        }
+        if let Some(v) = &self.r326 {
+            crate::canonical::member(out, &mut first, "r326", v);
+        }
+        if let Some(v) = &self.r327 {
+            crate::canonical::member(out, &mut first, "r327", v);
+        }
+        if let Some(v) = &self.r328 {
+            crate::canonical::member(out, &mut first, "r328", v);
         }
         let _ = first;
         out.push('}');
@@ -3647,12 +3724,51 @@ impl crate::runtime::Row for Records {
             } else {
                 None
             },
+            r318: if r.present() { Some(crate::records::Has::decode(r)?) } else { None },
+            r319: if r.present() { Some(crate::records::Row::decode(r)?) } else { None },
+            r320: if r.present() {
+                Some(crate::records::Found::decode(r)?)
+            } else {
+                None
+            },
+            r321: if r.present() {
+                Some(crate::records::Candidate::decode(r)?)
+            } else {
+                None
+            },
+            r322: if r.present() {
+                Some(crate::records::List::decode(r)?)
+            } else {
+                None
+            },
+            r323: if r.present() {
+                Some(crate::records::GentableRow::decode(r)?)
+            } else {
+                None
+            },
+            r324: if r.present() {
+                Some(crate::records::Rows::decode(r)?)
+            } else {
+                None
+            },
+            r325: if r.present() {
+                Some(crate::records::Table::decode(r)?)
+            } else {
+                None
+            },
+            r326: if r.present() { Some(crate::records::Key::decode(r)?) } else { None },
+            r327: if r.present() {
+                Some(crate::records::Parts::decode(r)?)
+            } else {
+                None
+            },
+            r328: if r.present() { Some(crate::records::At::decode(r)?) } else { None },
         };
         r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
-pub const SCHEMA_HASH: &str = "4f313c21319f05957edd4b867e105b515f176744bdf75a0d4a69977c1901bcb5";
+pub const SCHEMA_HASH: &str = "3a03fde0f1886ab4809a6896479a1f1b21358e82a63161a86c7e6b9194b54bdf";
 /// The rows of `Records`, decoded on first use from the embedded `data/Records.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
