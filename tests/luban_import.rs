@@ -1283,7 +1283,7 @@ fn check_sees_a_left_out_table_that_would_now_import() {
     // A check imports nothing, and says so.
     assert!(
         check.stdout.contains(&format!(
-            "1 tables of {} checked against {} (up to date)",
+            "1 table of {} checked against {} (up to date)",
             conf.display(),
             out.display()
         )) && !check.stdout.contains("imported from"),

@@ -33,7 +33,7 @@ pub use stages::Validated;
 pub use write::{stale, write, Changes, Scope, Sink};
 
 use crate::config::Loaded;
-use crate::diag::lang::Lang;
+use crate::diag::lang::{plural, Lang};
 use crate::diag::render::{self, Format, Sources};
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
 use std::path::{Path, PathBuf};
@@ -229,18 +229,21 @@ pub fn run(req: &Request) -> Outcome {
                 req.lang,
                 match req.action {
                     Action::Validate => format!(
-                        "gentable: {} tables valid, {}\n",
+                        "gentable: {} table{} valid, {}\n",
                         up.tables,
+                        plural(up.tables),
                         render::counts(0, 0).trim_start_matches("0 errors, ")
                     ),
                     Action::Check => format!(
-                        "gentable: {} is up to date ({} files)\n",
+                        "gentable: {} is up to date ({} file{})\n",
                         dir.display(),
-                        up.files
+                        up.files,
+                        plural(up.files)
                     ),
                     Action::Build => format!(
-                        "gentable: {} tables -> {} (0 written, {} unchanged, 0 removed)\n",
+                        "gentable: {} table{} -> {} (0 written, {} unchanged, 0 removed)\n",
                         up.tables,
+                        plural(up.tables),
                         dir.display(),
                         up.files
                     ),
@@ -286,8 +289,9 @@ pub fn run(req: &Request) -> Outcome {
             out.say(
                 req.lang,
                 format!(
-                    "gentable: {} tables valid, {}\n",
+                    "gentable: {} table{} valid, {}\n",
                     validated.project.tables.len(),
+                    plural(validated.project.tables.len()),
                     render::counts(0, diags.warning_count()).trim_start_matches("0 errors, ")
                 ),
             );
@@ -351,9 +355,10 @@ pub fn run(req: &Request) -> Outcome {
                 out.say(
                     req.lang,
                     format!(
-                        "gentable: {} is up to date ({} files)\n",
+                        "gentable: {} is up to date ({} file{})\n",
                         dir.display(),
-                        c.unchanged
+                        c.unchanged,
+                        plural(c.unchanged)
                     ),
                 );
             }
@@ -423,8 +428,9 @@ pub fn run(req: &Request) -> Outcome {
                 out.say(
                     req.lang,
                     format!(
-                        "gentable: {} tables -> {} ({} written, {} unchanged, {} removed)\n",
+                        "gentable: {} table{} -> {} ({} written, {} unchanged, {} removed)\n",
                         validated.project.tables.len(),
+                        plural(validated.project.tables.len()),
                         dir.display(),
                         c.written.len(),
                         c.unchanged,

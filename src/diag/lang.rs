@@ -97,6 +97,16 @@ pub fn counts(lang: Lang, errors: usize, warnings: usize) -> String {
     }
 }
 
+/// The English plural ending for a count: `""` for 1, else `"s"` (`1 table`, `2 tables`, `0 tables`). Templates
+/// write it as a part (`{} table{}`), which the Chinese line leaves out.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// The code's title in `lang` ("wrong type", "类型不符").
 pub fn title(code: Code, lang: Lang) -> &'static str {
     match lang {

@@ -18,7 +18,7 @@ pub mod textconv;
 
 use crate::build::{Inspection, Outcome, Stream};
 use crate::diag::column_letters;
-use crate::diag::lang::{frame, Lang};
+use crate::diag::lang::{frame, plural, Lang};
 use crate::ir::{canonical, Project, Row, Table, TableMode, Type, Value};
 use crate::typing::cell::print::cell_text;
 use serde::Serialize;
@@ -580,12 +580,20 @@ pub fn human(d: &Diff, lang: Lang) -> String {
         out.push('\n');
         match t.status {
             Status::Added => {
-                let line = frame(lang, "+ table {} ({} rows)", &[&t.table, &t.rows]);
+                let line = frame(
+                    lang,
+                    "+ table {} ({} row{})",
+                    &[&t.table, &t.rows, &plural(t.rows)],
+                );
                 out.push_str(&format!("{line}\n"));
                 continue;
             }
             Status::Removed => {
-                let line = frame(lang, "- table {} ({} rows)", &[&t.table, &t.rows]);
+                let line = frame(
+                    lang,
+                    "- table {} ({} row{})",
+                    &[&t.table, &t.rows, &plural(t.rows)],
+                );
                 out.push_str(&format!("{line}\n"));
                 continue;
             }
@@ -659,15 +667,19 @@ pub fn markdown(d: &Diff, lang: Lang) -> String {
     for t in &d.tables {
         match t.status {
             Status::Added => {
-                let line = frame(lang, "**{}**: new table ({} rows)", &[&t.table, &t.rows]);
+                let line = frame(
+                    lang,
+                    "**{}**: new table ({} row{})",
+                    &[&t.table, &t.rows, &plural(t.rows)],
+                );
                 out.push_str(&format!("{line}\n\n"));
                 continue;
             }
             Status::Removed => {
                 let line = frame(
                     lang,
-                    "**{}**: table removed ({} rows)",
-                    &[&t.table, &t.rows],
+                    "**{}**: table removed ({} row{})",
+                    &[&t.table, &t.rows, &plural(t.rows)],
                 );
                 out.push_str(&format!("{line}\n\n"));
                 continue;
@@ -724,14 +736,6 @@ pub fn markdown(d: &Diff, lang: Lang) -> String {
         out.push('\n');
     }
     out
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// A value as shown in the human diff: quoted when empty or when spaces at its ends would be invisible.

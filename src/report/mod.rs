@@ -74,9 +74,10 @@ pub fn run(req: &ReportRequest) -> Outcome {
                 Stream::Stderr,
                 frame(
                     req.lang,
-                    "gentable: report of {} tables -> {} ({} files; {})",
+                    "gentable: report of {} table{} -> {} ({} files; {})",
                     &[
                         &ins.project.tables.len(),
+                        &crate::diag::lang::plural(ins.project.tables.len()),
                         &dir.join("index.html").display(),
                         &files.len(),
                         &crate::diag::lang::counts(req.lang, e, w),
@@ -406,8 +407,13 @@ fn index_page(ins: &Inspection, places: &Places) -> String {
         esc(&project_name(ins, lang)),
         frame(
             lang,
-            "{} tables, {} rows; ",
-            &[&ins.project.tables.len(), &rows]
+            "{} table{}, {} row{}; ",
+            &[
+                &ins.project.tables.len(),
+                &crate::diag::lang::plural(ins.project.tables.len()),
+                &rows,
+                &crate::diag::lang::plural(rows)
+            ]
         ),
         if e > 0 { "sev-error" } else { "" },
         crate::diag::lang::counts(lang, e, w)

@@ -441,7 +441,11 @@ fn summary(
                     "rebuilt {} (one-table rebuild)",
                     &[&crate::diag::list::series(t)],
                 ),
-                Ran::Full => frame(lang, "rebuilt all {} tables", &[&s.tables]),
+                Ran::Full => frame(
+                    lang,
+                    "rebuilt all {} table{}",
+                    &[&s.tables, &crate::diag::lang::plural(s.tables)],
+                ),
             };
             let mut files: Vec<String> = s.written.clone();
             files.extend(s.removed.iter().map(|r| format!("-{r}")));

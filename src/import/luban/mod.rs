@@ -149,15 +149,16 @@ pub fn command_in(
     };
     // A check imports nothing: it says what it compared.
     let summary = if check {
-        "{} tables of {} checked against {}{}"
+        "{} table{} of {} checked against {}{}"
     } else {
-        "{} tables imported from {} into {}{}"
+        "{} table{} imported from {} into {}{}"
     };
     stdout.push_str(&frame(
         lang,
         summary,
         &[
             &imported.tables.len(),
+            &crate::diag::lang::plural(imported.tables.len()),
             &conf.display(),
             &out.display(),
             &state,
