@@ -316,9 +316,26 @@ impl Names {
 
 /// Property names of `fields` in a class named `class`, with a collision check.
 fn member_names(fields: &[Field], class: &str, owner: &str) -> anyhow::Result<Vec<String>> {
+    member_names_avoiding(fields, class, owner, &[])
+}
+
+/// [`member_names`], each also kept off the names in `avoid` (by appending `_`): a polymorphic record's kind
+/// class inherits its sibling kinds' nested class names, which a property of the same name would hide
+/// (CS0108).
+fn member_names_avoiding(
+    fields: &[Field],
+    class: &str,
+    owner: &str,
+    avoid: &[&str],
+) -> anyhow::Result<Vec<String>> {
     let ids: Vec<String> = fields
         .iter()
-        .map(|f| naming::csharp_member(&f.name, f.ident.as_deref(), class))
+        .map(|f| {
+            naming::avoid(
+                naming::csharp_member(&f.name, f.ident.as_deref(), class),
+                avoid,
+            )
+        })
         .collect();
     super::front::collisions(
         fields
@@ -785,11 +802,19 @@ impl Gen<'_> {
         let mut variants = vec![];
         let mut seen: Vec<String> = vec![];
         let mut clashes = super::front::Errors::default();
-        for v in &u.variants {
-            let mut cname = naming::csharp_type(&v.tag);
-            if cname == name || cname == kind_prop {
-                cname.push('_');
-            }
+        let cnames: Vec<String> = u
+            .variants
+            .iter()
+            .map(|v| {
+                let mut cname = naming::csharp_type(&v.tag);
+                if cname == name || cname == kind_prop {
+                    cname.push('_');
+                }
+                cname
+            })
+            .collect();
+        let nested: Vec<&str> = cnames.iter().map(String::as_str).collect();
+        for (v, cname) in u.variants.iter().zip(cnames.iter().cloned()) {
             if seen.contains(&cname) {
                 clashes.push(format!(
                     "C#: kinds of union {:?} both map to the class {cname}; rename one",
@@ -797,11 +822,12 @@ impl Gen<'_> {
                 ));
             }
             seen.push(cname.clone());
-            let Some(mut class) = clashes.take(self.class_vm(
+            let Some(mut class) = clashes.take(self.class_vm_avoiding(
                 cname,
                 &v.doc,
                 &v.fields,
                 &format!("union {:?} kind {:?}", u.name, v.tag),
+                &nested,
             )) else {
                 continue;
             };
@@ -1201,7 +1227,19 @@ impl Gen<'_> {
         fields: &[Field],
         owner: &str,
     ) -> anyhow::Result<ClassVm> {
-        let idents = member_names(fields, &name, owner)?;
+        self.class_vm_avoiding(name, doc, fields, owner, &[])
+    }
+
+    /// [`Self::class_vm`] whose property names also avoid `avoid` ([`member_names_avoiding`]).
+    fn class_vm_avoiding(
+        &self,
+        name: String,
+        doc: &str,
+        fields: &[Field],
+        owner: &str,
+        avoid: &[&str],
+    ) -> anyhow::Result<ClassVm> {
+        let idents = member_names_avoiding(fields, &name, owner, avoid)?;
         let mut vms = Vec::with_capacity(fields.len());
         for (i, (f, ident)) in fields.iter().zip(idents).enumerate() {
             vms.push(self.field_vm(f, ident, i)?);

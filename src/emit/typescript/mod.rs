@@ -662,6 +662,7 @@ impl Gen<'_> {
                 vm.linked = true;
                 vm.inherited = true;
             }
+            self.split(&mut vm, false);
             if vm.fields.iter().any(|f| f.ident == disc) {
                 clashes.push(format!("TypeScript: a field of {:?} kind {:?} maps to the discriminator property {disc}", u.name, v.tag));
                 continue;
@@ -697,6 +698,9 @@ impl Gen<'_> {
                 out.push_str(&format!("  readonly {}: {};\n", f.ident, f.ty));
             }
             out.push_str("}\n");
+            for h in &vm.helpers {
+                out.push_str(&format!("\n{h}\n"));
+            }
             if !vm.link.is_empty() {
                 link_cases.push(format!(
                     "    case {tag}: {{\n      {}\n      break;\n    }}\n",
@@ -866,7 +870,10 @@ impl Gen<'_> {
     /// functions call in turn: each stays small enough for TypeScript's control-flow analysis. The JSON
     /// reader then counts every present field in `n` (the parts return their counts), the binary reader
     /// reads the fields in declaration order as before, and the writer keeps canonical member order.
-    fn split(&self, vm: &mut ClassVm) {
+    ///
+    /// `writer: false` leaves the writer whole: a polymorphic record's writer interleaves the discriminator
+    /// with the fields of each kind (one `case` each, well within the analysis's limits).
+    fn split(&self, vm: &mut ClassVm, writer: bool) {
         if vm.fields.len() <= PART_FIELDS || vm.shape.is_some() {
             return;
         }
@@ -910,7 +917,7 @@ impl Gen<'_> {
             vm.bin_optional = bin_calls;
         }
         let mut write_calls = vec![];
-        for (k, part) in vm.writes.chunks(PART_FIELDS).enumerate() {
+        for (k, part) in vm.writes.chunks(PART_FIELDS).enumerate().filter(|_| writer) {
             let f = format!("write{name}${}", k + 1);
             write_calls.push(format!("{f}(r, out);"));
             vm.helpers.push(format!(
@@ -920,7 +927,9 @@ impl Gen<'_> {
                 part.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
             ));
         }
-        vm.writes = write_calls;
+        if writer {
+            vm.writes = write_calls;
+        }
         vm.checks.clear();
         vm.required = vm.shadows.clone();
         vm.required_count = 0;
@@ -975,7 +984,7 @@ impl Gen<'_> {
                 Some(self.tuple_ts(r, &vm.name, &idents, min, rest, vm.linked))
             }
         };
-        self.split(&mut vm);
+        self.split(&mut vm, true);
         Ok(vm)
     }
 
@@ -1862,7 +1871,7 @@ impl Gen<'_> {
             &t.fields,
             &format!("table {:?}", t.name),
         )?;
-        self.split(&mut row);
+        self.split(&mut row, true);
         let mut uses = Uses::default();
         for f in &t.fields {
             uses.add(&f.ty);

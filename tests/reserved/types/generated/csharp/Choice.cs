@@ -4714,13 +4714,1032 @@ namespace Reserved.Types
                 this.V = v;
             }
         }
+
+        public sealed partial class WideKind : Choice
+        {
+            public int? As_ { get; }
+
+            public int? Break_ { get; }
+
+            public int? Const_ { get; }
+
+            public int? Continue_ { get; }
+
+            public int? Crate_ { get; }
+
+            public int? Else_ { get; }
+
+            public int? Enum_ { get; }
+
+            public int? Extern_ { get; }
+
+            public int? False_ { get; }
+
+            public int? Fn_ { get; }
+
+            public int? For_ { get; }
+
+            public int? If_ { get; }
+
+            public int? Impl_ { get; }
+
+            public int? In_ { get; }
+
+            public int? Let_ { get; }
+
+            public int? Loop_ { get; }
+
+            public int? Match_ { get; }
+
+            public int? Mod_ { get; }
+
+            public int? Move_ { get; }
+
+            public int? Mut_ { get; }
+
+            public int? Pub_ { get; }
+
+            public int? Ref_ { get; }
+
+            public int? Return_ { get; }
+
+            public int? Self_ { get; }
+
+            public int? Static_ { get; }
+
+            public int? Struct_ { get; }
+
+            public int? Super_ { get; }
+
+            public int? Trait_ { get; }
+
+            public int? True_ { get; }
+
+            public int? Type_ { get; }
+
+            public int? Unsafe_ { get; }
+
+            public int? Use_ { get; }
+
+            public int? Where_ { get; }
+
+            public int? While_ { get; }
+
+            public int? Async_ { get; }
+
+            public int? Await_ { get; }
+
+            public int? Dyn_ { get; }
+
+            public int? Abstract_ { get; }
+
+            public int? Become_ { get; }
+
+            public int? Box_ { get; }
+
+            public int? Do_ { get; }
+
+            public int? Final_ { get; }
+
+            public int? Macro_ { get; }
+
+            public int? Override_ { get; }
+
+            public int? Priv_ { get; }
+
+            public int? Typeof_ { get; }
+
+            public int? Unsized_ { get; }
+
+            public int? Virtual_ { get; }
+
+            public int? Yield_ { get; }
+
+            public int? Try_ { get; }
+
+            public int? Gen_ { get; }
+
+            public int? Union_ { get; }
+
+            public int? MacroRules_ { get; }
+
+            public int? Raw_ { get; }
+
+            public int? Safe_ { get; }
+
+            public int? Option_ { get; }
+
+            public int? Some_ { get; }
+
+            public int? None_ { get; }
+
+            public int? Result_ { get; }
+
+            public int? Ok_ { get; }
+
+            public int? Err_ { get; }
+
+            public int? Vec_ { get; }
+
+            public int? String_ { get; }
+
+            public int? ToString__ { get; }
+
+            public int? ToOwned_ { get; }
+
+            public int? Clone_ { get; }
+
+            public int? Copy_ { get; }
+
+            public int? Send_ { get; }
+
+            public int? Sync_ { get; }
+
+            public int? Sized_ { get; }
+
+            public int? Unpin_ { get; }
+
+            public int? Drop_ { get; }
+
+            public int? FnMut_ { get; }
+
+            public int? FnOnce_ { get; }
+
+            public int? Iterator_ { get; }
+
+            public int? IntoIterator_ { get; }
+
+            public int? DoubleEndedIterator_ { get; }
+
+            public int? ExactSizeIterator_ { get; }
+
+            public int? Extend_ { get; }
+
+            public int? Default_ { get; }
+
+            public int? Eq_ { get; }
+
+            public int? PartialEq_ { get; }
+
+            public int? Ord_ { get; }
+
+            public int? PartialOrd_ { get; }
+
+            public int? AsRef_ { get; }
+
+            public int? AsMut_ { get; }
+
+            public int? Into_ { get; }
+
+            public int? From_ { get; }
+
+            public int? TryFrom_ { get; }
+
+            public int? TryInto_ { get; }
+
+            public int? FromIterator_ { get; }
+
+            public int? Debug_ { get; }
+
+            public int? Hash_ { get; }
+
+            public int? Display_ { get; }
+
+            public int? Lib_ { get; }
+
+            public int? Main_ { get; }
+
+            public int? Core_ { get; }
+
+            public int? Std_ { get; }
+
+            public int? Alloc_ { get; }
+
+            public int? ProcMacro_ { get; }
+
+            public int? Test_ { get; }
+
+            public int? Bool_ { get; }
+
+            public int? Char_ { get; }
+
+            public int? Str_ { get; }
+
+            public int? I8_ { get; }
+
+            public int? I16_ { get; }
+
+            public int? I32_ { get; }
+
+            public int? I64_ { get; }
+
+            public int? I128_ { get; }
+
+            public int? Isize_ { get; }
+
+            public int? U8_ { get; }
+
+            public int? U16_ { get; }
+
+            public int? U32_ { get; }
+
+            public int? U64_ { get; }
+
+            public int? U128_ { get; }
+
+            public int? Usize_ { get; }
+
+            public int? F32_ { get; }
+
+            public int? F64_ { get; }
+
+            public int? Base_ { get; }
+
+            public int? Byte_ { get; }
+
+            public int? Case_ { get; }
+
+            public int? Catch_ { get; }
+
+            public int? Checked_ { get; }
+
+            public int? Class_ { get; }
+
+            public int? Decimal_ { get; }
+
+            public int? Delegate_ { get; }
+
+            public int? Double_ { get; }
+
+            public int? Event_ { get; }
+
+            public int? Explicit_ { get; }
+
+            public int? Finally_ { get; }
+
+            public int? Fixed_ { get; }
+
+            public int? Float_ { get; }
+
+            public int? Foreach_ { get; }
+
+            public int? Goto_ { get; }
+
+            public int? Implicit_ { get; }
+
+            public int? Int_ { get; }
+
+            public int? Interface_ { get; }
+
+            public int? Internal_ { get; }
+
+            public int? Is_ { get; }
+
+            public int? Lock_ { get; }
+
+            public int? Long_ { get; }
+
+            public int? Namespace_ { get; }
+
+            public int? New_ { get; }
+
+            public int? Null_ { get; }
+
+            public int? Object_ { get; }
+
+            public int? Operator_ { get; }
+
+            public int? Out_ { get; }
+
+            public int? Params_ { get; }
+
+            public int? Private_ { get; }
+
+            public int? Protected_ { get; }
+
+            public int? Public_ { get; }
+
+            public int? Readonly_ { get; }
+
+            public int? Sbyte_ { get; }
+
+            public int? Sealed_ { get; }
+
+            public int? Short_ { get; }
+
+            public int? Sizeof_ { get; }
+
+            public int? Stackalloc_ { get; }
+
+            public int? Switch_ { get; }
+
+            public int? This_ { get; }
+
+            public int? Throw_ { get; }
+
+            public int? Uint_ { get; }
+
+            public int? Ulong_ { get; }
+
+            public int? Unchecked_ { get; }
+
+            public int? Ushort_ { get; }
+
+            public int? Using_ { get; }
+
+            public int? Void_ { get; }
+
+            public int? Volatile_ { get; }
+
+            public int? Add_ { get; }
+
+            public int? Alias_ { get; }
+
+            public int? Ascending_ { get; }
+
+            public int? By_ { get; }
+
+            public int? Descending_ { get; }
+
+            public int? Dynamic_ { get; }
+
+            public int? Equals__ { get; }
+
+            public int? Get_ { get; }
+
+            public int? Global_ { get; }
+
+            public int? Group_ { get; }
+
+            public int? Join_ { get; }
+
+            public int? Nameof_ { get; }
+
+            public int? On_ { get; }
+
+            public int? Orderby_ { get; }
+
+            public int? Partial_ { get; }
+
+            public int? Remove_ { get; }
+
+            public int? Select_ { get; }
+
+            public int? Set_ { get; }
+
+            public int? Unmanaged_ { get; }
+
+            public int? Value_ { get; }
+
+            public int? Var_ { get; }
+
+            public int? When_ { get; }
+
+            public int? Record_ { get; }
+
+            public int? Init_ { get; }
+
+            public int? With_ { get; }
+
+            public int? And_ { get; }
+
+            public int? Or_ { get; }
+
+            public int? Not_ { get; }
+
+            public int? Nint_ { get; }
+
+            public int? Nuint_ { get; }
+
+            public int? Managed_ { get; }
+
+            public int? Required_ { get; }
+
+            public int? File_ { get; }
+
+            public int? Scoped_ { get; }
+
+            public int? Field_ { get; }
+
+            public int? GetHashCode__ { get; }
+
+            public int? GetType__ { get; }
+
+            public int? Finalize__ { get; }
+
+            public int? MemberwiseClone__ { get; }
+
+            public int? ReferenceEquals__ { get; }
+
+            public int? Debugger_ { get; }
+
+            public int? Delete_ { get; }
+
+            public int? Export_ { get; }
+
+            public int? Extends_ { get; }
+
+            public int? Function_ { get; }
+
+            public int? Import_ { get; }
+
+            public int? Instanceof_ { get; }
+
+            public int? Implements_ { get; }
+
+            public int? Package_ { get; }
+
+            public int? Any_ { get; }
+
+            public int? Boolean_ { get; }
+
+            public int? Constructor_ { get; }
+
+            public int? Declare_ { get; }
+
+            public int? Module_ { get; }
+
+            public int? Require_ { get; }
+
+            public int? Number_ { get; }
+
+            public int? Symbol_ { get; }
+
+            public int? Of_ { get; }
+
+            public int? Bigint_ { get; }
+
+            public int? Undefined_ { get; }
+
+            public int? Never_ { get; }
+
+            public int? Unknown_ { get; }
+
+            public int? Keyof_ { get; }
+
+            public int? Infer_ { get; }
+
+            public int? Unique_ { get; }
+
+            public int? Accessor_ { get; }
+
+            public int? Asserts_ { get; }
+
+            public int? Assert_ { get; }
+
+            public int? Intrinsic_ { get; }
+
+            public int? Satisfies_ { get; }
+
+            public int? Arguments_ { get; }
+
+            public int? Eval_ { get; }
+
+            public int? Proto_ { get; }
+
+            public int? Prototype_ { get; }
+
+            public int? ToLocaleString_ { get; }
+
+            public int? ValueOf_ { get; }
+
+            public int? HasOwnProperty_ { get; }
+
+            public int? IsPrototypeOf_ { get; }
+
+            public int? PropertyIsEnumerable_ { get; }
+
+            public int? Array_ { get; }
+
+            public int? ArrayBuffer_ { get; }
+
+            public int? ArrayLike_ { get; }
+
+            public int? BigInt_ { get; }
+
+            public int? Buffer_ { get; }
+
+            public int? DataView_ { get; }
+
+            public int? Date_ { get; }
+
+            public int? Error_ { get; }
+
+            public int? EvalError_ { get; }
+
+            public int? Exclude_ { get; }
+
+            public int? Extract_ { get; }
+
+            public int? Infinity_ { get; }
+
+            public int? InstanceType_ { get; }
+
+            public int? Intl_ { get; }
+
+            public int? Iterable_ { get; }
+
+            public int? IterableIterator_ { get; }
+
+            public int? Json_ { get; }
+
+            public int? Map_ { get; }
+
+            public int? Math_ { get; }
+
+            public int? NaN_ { get; }
+
+            public int? NonNullable_ { get; }
+
+            public int? Omit_ { get; }
+
+            public int? Parameters_ { get; }
+
+            public int? Pick_ { get; }
+
+            public int? Promise_ { get; }
+
+            public int? PropertyKey_ { get; }
+
+            public int? Proxy_ { get; }
+
+            public int? RangeError_ { get; }
+
+            public int? ReadonlyArray_ { get; }
+
+            public int? ReadonlyMap_ { get; }
+
+            public int? ReadonlySet_ { get; }
+
+            public int? Reflect_ { get; }
+
+            public int? RegExp_ { get; }
+
+            public int? ReturnType_ { get; }
+
+            public int? SyntaxError_ { get; }
+
+            public int? TextDecoder_ { get; }
+
+            public int? TextEncoder_ { get; }
+
+            public int? TypeError_ { get; }
+
+            public int? UriError_ { get; }
+
+            public int? Url_ { get; }
+
+            public int? Uint8array_ { get; }
+
+            public int? WeakMap_ { get; }
+
+            public int? WeakSet_ { get; }
+
+            public int? Console_ { get; }
+
+            public int? GlobalThis_ { get; }
+
+            public int? Process_ { get; }
+
+            public int? Con_ { get; }
+
+            public int? Prn_ { get; }
+
+            public int? Aux_ { get; }
+
+            public int? Nul_ { get; }
+
+            public int? Com0_ { get; }
+
+            public int? Com1_ { get; }
+
+            public int? Com2_ { get; }
+
+            public int? Com3_ { get; }
+
+            public int? Com4_ { get; }
+
+            public int? Com5_ { get; }
+
+            public int? Com6_ { get; }
+
+            public int? Com7_ { get; }
+
+            public int? Com8_ { get; }
+
+            public int? Com9_ { get; }
+
+            public int? ComU00b9_ { get; }
+
+            public int? ComU00b2_ { get; }
+
+            public int? ComU00b3_ { get; }
+
+            public int? Lpt0_ { get; }
+
+            public int? Lpt1_ { get; }
+
+            public int? Lpt2_ { get; }
+
+            public int? Lpt3_ { get; }
+
+            public int? Lpt4_ { get; }
+
+            public int? Lpt5_ { get; }
+
+            public int? Lpt6_ { get; }
+
+            public int? Lpt7_ { get; }
+
+            public int? Lpt8_ { get; }
+
+            public int? Lpt9_ { get; }
+
+            public int? LptU00b9_ { get; }
+
+            public int? LptU00b2_ { get; }
+
+            public int? LptU00b3_ { get; }
+
+            public int? ConinU0024_ { get; }
+
+            public int? ConoutU0024_ { get; }
+
+            public int? ClockU0024_ { get; }
+
+            public int? Has_ { get; }
+
+            public int? Row_ { get; }
+
+            public int? Found_ { get; }
+
+            public int? Candidate_ { get; }
+
+            public int? List_ { get; }
+
+            public int? GentableRow_ { get; }
+
+            public int? Rows_ { get; }
+
+            public int? Table_ { get; }
+
+            public int? Key_ { get; }
+
+            public int? Parts_ { get; }
+
+            public int? At_ { get; }
+
+            /// <inheritdoc/>
+            public override string Kind { get { return "WideKind"; } }
+
+            /// <summary>Creates a <see cref="WideKind"/> from its fields.</summary>
+            public WideKind(int? as_, int? break_, int? const_, int? continue_, int? crate, int? else_, int? enum_, int? extern_, int? false_, int? fn, int? for_, int? if_, int? impl, int? in_, int? let_, int? loop, int? match, int? mod, int? move, int? mut, int? pub, int? ref_, int? return_, int? self, int? static_, int? struct_, int? super, int? trait, int? true_, int? type, int? unsafe_, int? use, int? where_, int? while_, int? async_, int? await_, int? dyn, int? abstract_, int? become, int? box, int? do_, int? final, int? macro, int? override_, int? priv, int? typeof_, int? unsized, int? virtual_, int? yield_, int? try_, int? gen, int? union, int? macroRules, int? raw, int? safe, int? option, int? some, int? none, int? result, int? ok, int? err, int? vec, int? string_, int? toString, int? toOwned, int? clone, int? copy, int? send, int? sync, int? sized, int? unpin, int? drop, int? fnMut, int? fnOnce, int? iterator, int? intoIterator, int? doubleEndedIterator, int? exactSizeIterator, int? extend, int? default_, int? eq, int? partialEq, int? ord, int? partialOrd, int? asRef, int? asMut, int? into_, int? from_, int? tryFrom, int? tryInto, int? fromIterator, int? debug, int? hash, int? display, int? lib, int? main, int? core, int? std, int? alloc, int? procMacro, int? test, int? bool_, int? char_, int? str, int? i8, int? i16, int? i32, int? i64, int? i128, int? isize, int? u8, int? u16, int? u32, int? u64, int? u128, int? usize, int? f32, int? f64, int? base_, int? byte_, int? case_, int? catch_, int? checked_, int? class_, int? decimal_, int? delegate_, int? double_, int? event_, int? explicit_, int? finally_, int? fixed_, int? float_, int? foreach_, int? goto_, int? implicit_, int? int_, int? interface_, int? internal_, int? is_, int? lock_, int? long_, int? namespace_, int? new_, int? null_, int? object_, int? operator_, int? out_, int? params_, int? private_, int? protected_, int? public_, int? readonly_, int? sbyte_, int? sealed_, int? short_, int? sizeof_, int? stackalloc_, int? switch_, int? this_, int? throw_, int? uint_, int? ulong_, int? unchecked_, int? ushort_, int? using_, int? void_, int? volatile_, int? add_, int? alias_, int? ascending_, int? by_, int? descending_, int? dynamic_, int? equals_, int? get_, int? global_, int? group_, int? join_, int? nameof_, int? on_, int? orderby_, int? partial_, int? remove_, int? select_, int? set_, int? unmanaged_, int? value_, int? var_, int? when_, int? record_, int? init_, int? with_, int? and_, int? or_, int? not_, int? nint_, int? nuint_, int? managed_, int? required_, int? file_, int? scoped_, int? field_, int? getHashCode, int? getType, int? finalize, int? memberwiseClone, int? referenceEquals, int? debugger, int? delete, int? export, int? extends, int? function, int? import, int? instanceof, int? implements, int? package, int? any, int? boolean, int? constructor, int? declare, int? module, int? require, int? number, int? symbol, int? of, int? bigint, int? undefined, int? never, int? unknown, int? keyof, int? infer, int? unique, int? accessor, int? asserts, int? assert, int? intrinsic, int? satisfies, int? arguments, int? eval, int? proto, int? prototype, int? toLocaleString, int? valueOf, int? hasOwnProperty, int? isPrototypeOf, int? propertyIsEnumerable, int? array, int? arrayBuffer, int? arrayLike, int? bigInt, int? buffer, int? dataView, int? date, int? error, int? evalError, int? exclude, int? extract, int? infinity, int? instanceType, int? intl, int? iterable, int? iterableIterator, int? json, int? map, int? math, int? naN, int? nonNullable, int? omit, int? parameters, int? pick, int? promise, int? propertyKey, int? proxy, int? rangeError, int? readonlyArray, int? readonlyMap, int? readonlySet, int? reflect, int? regExp, int? returnType, int? syntaxError, int? textDecoder, int? textEncoder, int? typeError, int? uriError, int? url, int? uint8array, int? weakMap, int? weakSet, int? console, int? globalThis, int? process, int? con, int? prn, int? aux, int? nul, int? com0, int? com1, int? com2, int? com3, int? com4, int? com5, int? com6, int? com7, int? com8, int? com9, int? comU00b9, int? comU00b2, int? comU00b3, int? lpt0, int? lpt1, int? lpt2, int? lpt3, int? lpt4, int? lpt5, int? lpt6, int? lpt7, int? lpt8, int? lpt9, int? lptU00b9, int? lptU00b2, int? lptU00b3, int? coninU0024, int? conoutU0024, int? clockU0024, int? has, int? row, int? found, int? candidate, int? list, int? gentableRow, int? rows, int? table, int? key, int? parts, int? at)
+            {
+                this.As_ = as_;
+                this.Break_ = break_;
+                this.Const_ = const_;
+                this.Continue_ = continue_;
+                this.Crate_ = crate;
+                this.Else_ = else_;
+                this.Enum_ = enum_;
+                this.Extern_ = extern_;
+                this.False_ = false_;
+                this.Fn_ = fn;
+                this.For_ = for_;
+                this.If_ = if_;
+                this.Impl_ = impl;
+                this.In_ = in_;
+                this.Let_ = let_;
+                this.Loop_ = loop;
+                this.Match_ = match;
+                this.Mod_ = mod;
+                this.Move_ = move;
+                this.Mut_ = mut;
+                this.Pub_ = pub;
+                this.Ref_ = ref_;
+                this.Return_ = return_;
+                this.Self_ = self;
+                this.Static_ = static_;
+                this.Struct_ = struct_;
+                this.Super_ = super;
+                this.Trait_ = trait;
+                this.True_ = true_;
+                this.Type_ = type;
+                this.Unsafe_ = unsafe_;
+                this.Use_ = use;
+                this.Where_ = where_;
+                this.While_ = while_;
+                this.Async_ = async_;
+                this.Await_ = await_;
+                this.Dyn_ = dyn;
+                this.Abstract_ = abstract_;
+                this.Become_ = become;
+                this.Box_ = box;
+                this.Do_ = do_;
+                this.Final_ = final;
+                this.Macro_ = macro;
+                this.Override_ = override_;
+                this.Priv_ = priv;
+                this.Typeof_ = typeof_;
+                this.Unsized_ = unsized;
+                this.Virtual_ = virtual_;
+                this.Yield_ = yield_;
+                this.Try_ = try_;
+                this.Gen_ = gen;
+                this.Union_ = union;
+                this.MacroRules_ = macroRules;
+                this.Raw_ = raw;
+                this.Safe_ = safe;
+                this.Option_ = option;
+                this.Some_ = some;
+                this.None_ = none;
+                this.Result_ = result;
+                this.Ok_ = ok;
+                this.Err_ = err;
+                this.Vec_ = vec;
+                this.String_ = string_;
+                this.ToString__ = toString;
+                this.ToOwned_ = toOwned;
+                this.Clone_ = clone;
+                this.Copy_ = copy;
+                this.Send_ = send;
+                this.Sync_ = sync;
+                this.Sized_ = sized;
+                this.Unpin_ = unpin;
+                this.Drop_ = drop;
+                this.FnMut_ = fnMut;
+                this.FnOnce_ = fnOnce;
+                this.Iterator_ = iterator;
+                this.IntoIterator_ = intoIterator;
+                this.DoubleEndedIterator_ = doubleEndedIterator;
+                this.ExactSizeIterator_ = exactSizeIterator;
+                this.Extend_ = extend;
+                this.Default_ = default_;
+                this.Eq_ = eq;
+                this.PartialEq_ = partialEq;
+                this.Ord_ = ord;
+                this.PartialOrd_ = partialOrd;
+                this.AsRef_ = asRef;
+                this.AsMut_ = asMut;
+                this.Into_ = into_;
+                this.From_ = from_;
+                this.TryFrom_ = tryFrom;
+                this.TryInto_ = tryInto;
+                this.FromIterator_ = fromIterator;
+                this.Debug_ = debug;
+                this.Hash_ = hash;
+                this.Display_ = display;
+                this.Lib_ = lib;
+                this.Main_ = main;
+                this.Core_ = core;
+                this.Std_ = std;
+                this.Alloc_ = alloc;
+                this.ProcMacro_ = procMacro;
+                this.Test_ = test;
+                this.Bool_ = bool_;
+                this.Char_ = char_;
+                this.Str_ = str;
+                this.I8_ = i8;
+                this.I16_ = i16;
+                this.I32_ = i32;
+                this.I64_ = i64;
+                this.I128_ = i128;
+                this.Isize_ = isize;
+                this.U8_ = u8;
+                this.U16_ = u16;
+                this.U32_ = u32;
+                this.U64_ = u64;
+                this.U128_ = u128;
+                this.Usize_ = usize;
+                this.F32_ = f32;
+                this.F64_ = f64;
+                this.Base_ = base_;
+                this.Byte_ = byte_;
+                this.Case_ = case_;
+                this.Catch_ = catch_;
+                this.Checked_ = checked_;
+                this.Class_ = class_;
+                this.Decimal_ = decimal_;
+                this.Delegate_ = delegate_;
+                this.Double_ = double_;
+                this.Event_ = event_;
+                this.Explicit_ = explicit_;
+                this.Finally_ = finally_;
+                this.Fixed_ = fixed_;
+                this.Float_ = float_;
+                this.Foreach_ = foreach_;
+                this.Goto_ = goto_;
+                this.Implicit_ = implicit_;
+                this.Int_ = int_;
+                this.Interface_ = interface_;
+                this.Internal_ = internal_;
+                this.Is_ = is_;
+                this.Lock_ = lock_;
+                this.Long_ = long_;
+                this.Namespace_ = namespace_;
+                this.New_ = new_;
+                this.Null_ = null_;
+                this.Object_ = object_;
+                this.Operator_ = operator_;
+                this.Out_ = out_;
+                this.Params_ = params_;
+                this.Private_ = private_;
+                this.Protected_ = protected_;
+                this.Public_ = public_;
+                this.Readonly_ = readonly_;
+                this.Sbyte_ = sbyte_;
+                this.Sealed_ = sealed_;
+                this.Short_ = short_;
+                this.Sizeof_ = sizeof_;
+                this.Stackalloc_ = stackalloc_;
+                this.Switch_ = switch_;
+                this.This_ = this_;
+                this.Throw_ = throw_;
+                this.Uint_ = uint_;
+                this.Ulong_ = ulong_;
+                this.Unchecked_ = unchecked_;
+                this.Ushort_ = ushort_;
+                this.Using_ = using_;
+                this.Void_ = void_;
+                this.Volatile_ = volatile_;
+                this.Add_ = add_;
+                this.Alias_ = alias_;
+                this.Ascending_ = ascending_;
+                this.By_ = by_;
+                this.Descending_ = descending_;
+                this.Dynamic_ = dynamic_;
+                this.Equals__ = equals_;
+                this.Get_ = get_;
+                this.Global_ = global_;
+                this.Group_ = group_;
+                this.Join_ = join_;
+                this.Nameof_ = nameof_;
+                this.On_ = on_;
+                this.Orderby_ = orderby_;
+                this.Partial_ = partial_;
+                this.Remove_ = remove_;
+                this.Select_ = select_;
+                this.Set_ = set_;
+                this.Unmanaged_ = unmanaged_;
+                this.Value_ = value_;
+                this.Var_ = var_;
+                this.When_ = when_;
+                this.Record_ = record_;
+                this.Init_ = init_;
+                this.With_ = with_;
+                this.And_ = and_;
+                this.Or_ = or_;
+                this.Not_ = not_;
+                this.Nint_ = nint_;
+                this.Nuint_ = nuint_;
+                this.Managed_ = managed_;
+                this.Required_ = required_;
+                this.File_ = file_;
+                this.Scoped_ = scoped_;
+                this.Field_ = field_;
+                this.GetHashCode__ = getHashCode;
+                this.GetType__ = getType;
+                this.Finalize__ = finalize;
+                this.MemberwiseClone__ = memberwiseClone;
+                this.ReferenceEquals__ = referenceEquals;
+                this.Debugger_ = debugger;
+                this.Delete_ = delete;
+                this.Export_ = export;
+                this.Extends_ = extends;
+                this.Function_ = function;
+                this.Import_ = import;
+                this.Instanceof_ = instanceof;
+                this.Implements_ = implements;
+                this.Package_ = package;
+                this.Any_ = any;
+                this.Boolean_ = boolean;
+                this.Constructor_ = constructor;
+                this.Declare_ = declare;
+                this.Module_ = module;
+                this.Require_ = require;
+                this.Number_ = number;
+                this.Symbol_ = symbol;
+                this.Of_ = of;
+                this.Bigint_ = bigint;
+                this.Undefined_ = undefined;
+                this.Never_ = never;
+                this.Unknown_ = unknown;
+                this.Keyof_ = keyof;
+                this.Infer_ = infer;
+                this.Unique_ = unique;
+                this.Accessor_ = accessor;
+                this.Asserts_ = asserts;
+                this.Assert_ = assert;
+                this.Intrinsic_ = intrinsic;
+                this.Satisfies_ = satisfies;
+                this.Arguments_ = arguments;
+                this.Eval_ = eval;
+                this.Proto_ = proto;
+                this.Prototype_ = prototype;
+                this.ToLocaleString_ = toLocaleString;
+                this.ValueOf_ = valueOf;
+                this.HasOwnProperty_ = hasOwnProperty;
+                this.IsPrototypeOf_ = isPrototypeOf;
+                this.PropertyIsEnumerable_ = propertyIsEnumerable;
+                this.Array_ = array;
+                this.ArrayBuffer_ = arrayBuffer;
+                this.ArrayLike_ = arrayLike;
+                this.BigInt_ = bigInt;
+                this.Buffer_ = buffer;
+                this.DataView_ = dataView;
+                this.Date_ = date;
+                this.Error_ = error;
+                this.EvalError_ = evalError;
+                this.Exclude_ = exclude;
+                this.Extract_ = extract;
+                this.Infinity_ = infinity;
+                this.InstanceType_ = instanceType;
+                this.Intl_ = intl;
+                this.Iterable_ = iterable;
+                this.IterableIterator_ = iterableIterator;
+                this.Json_ = json;
+                this.Map_ = map;
+                this.Math_ = math;
+                this.NaN_ = naN;
+                this.NonNullable_ = nonNullable;
+                this.Omit_ = omit;
+                this.Parameters_ = parameters;
+                this.Pick_ = pick;
+                this.Promise_ = promise;
+                this.PropertyKey_ = propertyKey;
+                this.Proxy_ = proxy;
+                this.RangeError_ = rangeError;
+                this.ReadonlyArray_ = readonlyArray;
+                this.ReadonlyMap_ = readonlyMap;
+                this.ReadonlySet_ = readonlySet;
+                this.Reflect_ = reflect;
+                this.RegExp_ = regExp;
+                this.ReturnType_ = returnType;
+                this.SyntaxError_ = syntaxError;
+                this.TextDecoder_ = textDecoder;
+                this.TextEncoder_ = textEncoder;
+                this.TypeError_ = typeError;
+                this.UriError_ = uriError;
+                this.Url_ = url;
+                this.Uint8array_ = uint8array;
+                this.WeakMap_ = weakMap;
+                this.WeakSet_ = weakSet;
+                this.Console_ = console;
+                this.GlobalThis_ = globalThis;
+                this.Process_ = process;
+                this.Con_ = con;
+                this.Prn_ = prn;
+                this.Aux_ = aux;
+                this.Nul_ = nul;
+                this.Com0_ = com0;
+                this.Com1_ = com1;
+                this.Com2_ = com2;
+                this.Com3_ = com3;
+                this.Com4_ = com4;
+                this.Com5_ = com5;
+                this.Com6_ = com6;
+                this.Com7_ = com7;
+                this.Com8_ = com8;
+                this.Com9_ = com9;
+                this.ComU00b9_ = comU00b9;
+                this.ComU00b2_ = comU00b2;
+                this.ComU00b3_ = comU00b3;
+                this.Lpt0_ = lpt0;
+                this.Lpt1_ = lpt1;
+                this.Lpt2_ = lpt2;
+                this.Lpt3_ = lpt3;
+                this.Lpt4_ = lpt4;
+                this.Lpt5_ = lpt5;
+                this.Lpt6_ = lpt6;
+                this.Lpt7_ = lpt7;
+                this.Lpt8_ = lpt8;
+                this.Lpt9_ = lpt9;
+                this.LptU00b9_ = lptU00b9;
+                this.LptU00b2_ = lptU00b2;
+                this.LptU00b3_ = lptU00b3;
+                this.ConinU0024_ = coninU0024;
+                this.ConoutU0024_ = conoutU0024;
+                this.ClockU0024_ = clockU0024;
+                this.Has_ = has;
+                this.Row_ = row;
+                this.Found_ = found;
+                this.Candidate_ = candidate;
+                this.List_ = list;
+                this.GentableRow_ = gentableRow;
+                this.Rows_ = rows;
+                this.Table_ = table;
+                this.Key_ = key;
+                this.Parts_ = parts;
+                this.At_ = at;
+            }
+        }
     }
 
     internal static partial class GentableCodec
     {
         private static readonly GentableKeys DiscriminatorChoice = new GentableKeys(new string[] { "kind" }, new bool[] { true });
 
-        private static readonly GentableKeys KindsChoice = new GentableKeys(new string[] { "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$", "has", "row", "found", "candidate", "list", "gentableRow", "rows", "table", "key", "parts", "at" }, null);
+        private static readonly GentableKeys KindsChoice = new GentableKeys(new string[] { "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$", "has", "row", "found", "candidate", "list", "gentableRow", "rows", "table", "key", "parts", "at", "WideKind" }, null);
 
         // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
         private static GentableKeys KeysChoice_0;
@@ -5730,9 +6749,12 @@ namespace Reserved.Types
         // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
         private static GentableKeys KeysChoice_335;
 
+        // Built on first use, by the JSON reader only (the binary reader and the class initializer never touch it).
+        private static GentableKeys KeysChoice_336;
+
         internal static Choice ReadChoice(GentableReader r)
         {
-            switch (r.PeekKind(DiscriminatorChoice, KindsChoice, "one of the Choice kinds as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at"))
+            switch (r.PeekKind(DiscriminatorChoice, KindsChoice, "one of the Choice kinds as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at, WideKind"))
             {
                 case 0:
                 {
@@ -10438,13 +11460,697 @@ namespace Reserved.Types
                     }
                     return new Choice.At(f0);
                 }
+                case 336:
+                {
+                    int? f0 = default(int?);
+                    int? f1 = default(int?);
+                    int? f2 = default(int?);
+                    int? f3 = default(int?);
+                    int? f4 = default(int?);
+                    int? f5 = default(int?);
+                    int? f6 = default(int?);
+                    int? f7 = default(int?);
+                    int? f8 = default(int?);
+                    int? f9 = default(int?);
+                    int? f10 = default(int?);
+                    int? f11 = default(int?);
+                    int? f12 = default(int?);
+                    int? f13 = default(int?);
+                    int? f14 = default(int?);
+                    int? f15 = default(int?);
+                    int? f16 = default(int?);
+                    int? f17 = default(int?);
+                    int? f18 = default(int?);
+                    int? f19 = default(int?);
+                    int? f20 = default(int?);
+                    int? f21 = default(int?);
+                    int? f22 = default(int?);
+                    int? f23 = default(int?);
+                    int? f24 = default(int?);
+                    int? f25 = default(int?);
+                    int? f26 = default(int?);
+                    int? f27 = default(int?);
+                    int? f28 = default(int?);
+                    int? f29 = default(int?);
+                    int? f30 = default(int?);
+                    int? f31 = default(int?);
+                    int? f32 = default(int?);
+                    int? f33 = default(int?);
+                    int? f34 = default(int?);
+                    int? f35 = default(int?);
+                    int? f36 = default(int?);
+                    int? f37 = default(int?);
+                    int? f38 = default(int?);
+                    int? f39 = default(int?);
+                    int? f40 = default(int?);
+                    int? f41 = default(int?);
+                    int? f42 = default(int?);
+                    int? f43 = default(int?);
+                    int? f44 = default(int?);
+                    int? f45 = default(int?);
+                    int? f46 = default(int?);
+                    int? f47 = default(int?);
+                    int? f48 = default(int?);
+                    int? f49 = default(int?);
+                    int? f50 = default(int?);
+                    int? f51 = default(int?);
+                    int? f52 = default(int?);
+                    int? f53 = default(int?);
+                    int? f54 = default(int?);
+                    int? f55 = default(int?);
+                    int? f56 = default(int?);
+                    int? f57 = default(int?);
+                    int? f58 = default(int?);
+                    int? f59 = default(int?);
+                    int? f60 = default(int?);
+                    int? f61 = default(int?);
+                    int? f62 = default(int?);
+                    int? f63 = default(int?);
+                    int? f64 = default(int?);
+                    int? f65 = default(int?);
+                    int? f66 = default(int?);
+                    int? f67 = default(int?);
+                    int? f68 = default(int?);
+                    int? f69 = default(int?);
+                    int? f70 = default(int?);
+                    int? f71 = default(int?);
+                    int? f72 = default(int?);
+                    int? f73 = default(int?);
+                    int? f74 = default(int?);
+                    int? f75 = default(int?);
+                    int? f76 = default(int?);
+                    int? f77 = default(int?);
+                    int? f78 = default(int?);
+                    int? f79 = default(int?);
+                    int? f80 = default(int?);
+                    int? f81 = default(int?);
+                    int? f82 = default(int?);
+                    int? f83 = default(int?);
+                    int? f84 = default(int?);
+                    int? f85 = default(int?);
+                    int? f86 = default(int?);
+                    int? f87 = default(int?);
+                    int? f88 = default(int?);
+                    int? f89 = default(int?);
+                    int? f90 = default(int?);
+                    int? f91 = default(int?);
+                    int? f92 = default(int?);
+                    int? f93 = default(int?);
+                    int? f94 = default(int?);
+                    int? f95 = default(int?);
+                    int? f96 = default(int?);
+                    int? f97 = default(int?);
+                    int? f98 = default(int?);
+                    int? f99 = default(int?);
+                    int? f100 = default(int?);
+                    int? f101 = default(int?);
+                    int? f102 = default(int?);
+                    int? f103 = default(int?);
+                    int? f104 = default(int?);
+                    int? f105 = default(int?);
+                    int? f106 = default(int?);
+                    int? f107 = default(int?);
+                    int? f108 = default(int?);
+                    int? f109 = default(int?);
+                    int? f110 = default(int?);
+                    int? f111 = default(int?);
+                    int? f112 = default(int?);
+                    int? f113 = default(int?);
+                    int? f114 = default(int?);
+                    int? f115 = default(int?);
+                    int? f116 = default(int?);
+                    int? f117 = default(int?);
+                    int? f118 = default(int?);
+                    int? f119 = default(int?);
+                    int? f120 = default(int?);
+                    int? f121 = default(int?);
+                    int? f122 = default(int?);
+                    int? f123 = default(int?);
+                    int? f124 = default(int?);
+                    int? f125 = default(int?);
+                    int? f126 = default(int?);
+                    int? f127 = default(int?);
+                    int? f128 = default(int?);
+                    int? f129 = default(int?);
+                    int? f130 = default(int?);
+                    int? f131 = default(int?);
+                    int? f132 = default(int?);
+                    int? f133 = default(int?);
+                    int? f134 = default(int?);
+                    int? f135 = default(int?);
+                    int? f136 = default(int?);
+                    int? f137 = default(int?);
+                    int? f138 = default(int?);
+                    int? f139 = default(int?);
+                    int? f140 = default(int?);
+                    int? f141 = default(int?);
+                    int? f142 = default(int?);
+                    int? f143 = default(int?);
+                    int? f144 = default(int?);
+                    int? f145 = default(int?);
+                    int? f146 = default(int?);
+                    int? f147 = default(int?);
+                    int? f148 = default(int?);
+                    int? f149 = default(int?);
+                    int? f150 = default(int?);
+                    int? f151 = default(int?);
+                    int? f152 = default(int?);
+                    int? f153 = default(int?);
+                    int? f154 = default(int?);
+                    int? f155 = default(int?);
+                    int? f156 = default(int?);
+                    int? f157 = default(int?);
+                    int? f158 = default(int?);
+                    int? f159 = default(int?);
+                    int? f160 = default(int?);
+                    int? f161 = default(int?);
+                    int? f162 = default(int?);
+                    int? f163 = default(int?);
+                    int? f164 = default(int?);
+                    int? f165 = default(int?);
+                    int? f166 = default(int?);
+                    int? f167 = default(int?);
+                    int? f168 = default(int?);
+                    int? f169 = default(int?);
+                    int? f170 = default(int?);
+                    int? f171 = default(int?);
+                    int? f172 = default(int?);
+                    int? f173 = default(int?);
+                    int? f174 = default(int?);
+                    int? f175 = default(int?);
+                    int? f176 = default(int?);
+                    int? f177 = default(int?);
+                    int? f178 = default(int?);
+                    int? f179 = default(int?);
+                    int? f180 = default(int?);
+                    int? f181 = default(int?);
+                    int? f182 = default(int?);
+                    int? f183 = default(int?);
+                    int? f184 = default(int?);
+                    int? f185 = default(int?);
+                    int? f186 = default(int?);
+                    int? f187 = default(int?);
+                    int? f188 = default(int?);
+                    int? f189 = default(int?);
+                    int? f190 = default(int?);
+                    int? f191 = default(int?);
+                    int? f192 = default(int?);
+                    int? f193 = default(int?);
+                    int? f194 = default(int?);
+                    int? f195 = default(int?);
+                    int? f196 = default(int?);
+                    int? f197 = default(int?);
+                    int? f198 = default(int?);
+                    int? f199 = default(int?);
+                    int? f200 = default(int?);
+                    int? f201 = default(int?);
+                    int? f202 = default(int?);
+                    int? f203 = default(int?);
+                    int? f204 = default(int?);
+                    int? f205 = default(int?);
+                    int? f206 = default(int?);
+                    int? f207 = default(int?);
+                    int? f208 = default(int?);
+                    int? f209 = default(int?);
+                    int? f210 = default(int?);
+                    int? f211 = default(int?);
+                    int? f212 = default(int?);
+                    int? f213 = default(int?);
+                    int? f214 = default(int?);
+                    int? f215 = default(int?);
+                    int? f216 = default(int?);
+                    int? f217 = default(int?);
+                    int? f218 = default(int?);
+                    int? f219 = default(int?);
+                    int? f220 = default(int?);
+                    int? f221 = default(int?);
+                    int? f222 = default(int?);
+                    int? f223 = default(int?);
+                    int? f224 = default(int?);
+                    int? f225 = default(int?);
+                    int? f226 = default(int?);
+                    int? f227 = default(int?);
+                    int? f228 = default(int?);
+                    int? f229 = default(int?);
+                    int? f230 = default(int?);
+                    int? f231 = default(int?);
+                    int? f232 = default(int?);
+                    int? f233 = default(int?);
+                    int? f234 = default(int?);
+                    int? f235 = default(int?);
+                    int? f236 = default(int?);
+                    int? f237 = default(int?);
+                    int? f238 = default(int?);
+                    int? f239 = default(int?);
+                    int? f240 = default(int?);
+                    int? f241 = default(int?);
+                    int? f242 = default(int?);
+                    int? f243 = default(int?);
+                    int? f244 = default(int?);
+                    int? f245 = default(int?);
+                    int? f246 = default(int?);
+                    int? f247 = default(int?);
+                    int? f248 = default(int?);
+                    int? f249 = default(int?);
+                    int? f250 = default(int?);
+                    int? f251 = default(int?);
+                    int? f252 = default(int?);
+                    int? f253 = default(int?);
+                    int? f254 = default(int?);
+                    int? f255 = default(int?);
+                    int? f256 = default(int?);
+                    int? f257 = default(int?);
+                    int? f258 = default(int?);
+                    int? f259 = default(int?);
+                    int? f260 = default(int?);
+                    int? f261 = default(int?);
+                    int? f262 = default(int?);
+                    int? f263 = default(int?);
+                    int? f264 = default(int?);
+                    int? f265 = default(int?);
+                    int? f266 = default(int?);
+                    int? f267 = default(int?);
+                    int? f268 = default(int?);
+                    int? f269 = default(int?);
+                    int? f270 = default(int?);
+                    int? f271 = default(int?);
+                    int? f272 = default(int?);
+                    int? f273 = default(int?);
+                    int? f274 = default(int?);
+                    int? f275 = default(int?);
+                    int? f276 = default(int?);
+                    int? f277 = default(int?);
+                    int? f278 = default(int?);
+                    int? f279 = default(int?);
+                    int? f280 = default(int?);
+                    int? f281 = default(int?);
+                    int? f282 = default(int?);
+                    int? f283 = default(int?);
+                    int? f284 = default(int?);
+                    int? f285 = default(int?);
+                    int? f286 = default(int?);
+                    int? f287 = default(int?);
+                    int? f288 = default(int?);
+                    int? f289 = default(int?);
+                    int? f290 = default(int?);
+                    int? f291 = default(int?);
+                    int? f292 = default(int?);
+                    int? f293 = default(int?);
+                    int? f294 = default(int?);
+                    int? f295 = default(int?);
+                    int? f296 = default(int?);
+                    int? f297 = default(int?);
+                    int? f298 = default(int?);
+                    int? f299 = default(int?);
+                    int? f300 = default(int?);
+                    int? f301 = default(int?);
+                    int? f302 = default(int?);
+                    int? f303 = default(int?);
+                    int? f304 = default(int?);
+                    int? f305 = default(int?);
+                    int? f306 = default(int?);
+                    int? f307 = default(int?);
+                    int? f308 = default(int?);
+                    int? f309 = default(int?);
+                    int? f310 = default(int?);
+                    int? f311 = default(int?);
+                    int? f312 = default(int?);
+                    int? f313 = default(int?);
+                    int? f314 = default(int?);
+                    int? f315 = default(int?);
+                    int? f316 = default(int?);
+                    int? f317 = default(int?);
+                    int? f318 = default(int?);
+                    int? f319 = default(int?);
+                    int? f320 = default(int?);
+                    int? f321 = default(int?);
+                    int? f322 = default(int?);
+                    int? f323 = default(int?);
+                    int? f324 = default(int?);
+                    int? f325 = default(int?);
+                    int? f326 = default(int?);
+                    int? f327 = default(int?);
+                    int? f328 = default(int?);
+                    int? f329 = default(int?);
+                    int? f330 = default(int?);
+                    int? f331 = default(int?);
+                    int? f332 = default(int?);
+                    int? f333 = default(int?);
+                    int? f334 = default(int?);
+                    int? f335 = default(int?);
+                    r.BeginObject(KeysChoice_336 ?? GentableKeys.Once(ref KeysChoice_336, new string[] { "AUX", "Array", "ArrayBuffer", "ArrayLike", "AsMut", "AsRef", "BigInt", "Buffer", "CLOCK$", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b2", "COM\u00b3", "COM\u00b9", "CON", "CONIN$", "CONOUT$", "Clone", "Copy", "DataView", "Date", "Debug", "Default", "Display", "DoubleEndedIterator", "Drop", "Eq", "Err", "Error", "EvalError", "ExactSizeIterator", "Exclude", "Extend", "Extract", "Finalize", "FnMut", "FnOnce", "From", "FromIterator", "GetHashCode", "GetType", "Hash", "Infinity", "InstanceType", "Intl", "Into", "IntoIterator", "Iterable", "IterableIterator", "Iterator", "JSON", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b2", "LPT\u00b3", "LPT\u00b9", "Map", "Math", "MemberwiseClone", "NUL", "NaN", "NonNullable", "None", "Ok", "Omit", "Option", "Ord", "PRN", "Parameters", "PartialEq", "PartialOrd", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "ReferenceEquals", "Reflect", "RegExp", "Result", "ReturnType", "Send", "Sized", "Some", "String", "Sync", "SyntaxError", "TextDecoder", "TextEncoder", "ToOwned", "ToString", "TryFrom", "TryInto", "TypeError", "URIError", "URL", "Uint8Array", "Unpin", "Vec", "WeakMap", "WeakSet", "__proto__", "abstract", "accessor", "add", "alias", "alloc", "and", "any", "arguments", "as", "ascending", "assert", "asserts", "async", "at", "await", "base", "become", "bigint", "bool", "boolean", "box", "break", "by", "byte", "candidate", "case", "catch", "char", "checked", "class", "console", "const", "constructor", "continue", "core", "crate", "debugger", "decimal", "declare", "delegate", "delete", "descending", "do", "double", "dyn", "dynamic", "else", "enum", "equals", "eval", "event", "explicit", "export", "extends", "extern", "f32", "f64", "false", "field", "file", "final", "finally", "fixed", "float", "fn", "for", "foreach", "found", "function", "gen", "gentableRow", "get", "global", "globalThis", "goto", "group", "has", "hasOwnProperty", "i128", "i16", "i32", "i64", "i8", "if", "impl", "implements", "implicit", "import", "in", "infer", "init", "instanceof", "int", "interface", "internal", "intrinsic", "is", "isPrototypeOf", "isize", "join", "key", "keyof", "kind", "let", "lib", "list", "lock", "long", "loop", "macro", "macro_rules", "main", "managed", "match", "mod", "module", "move", "mut", "nameof", "namespace", "never", "new", "nint", "not", "nuint", "null", "number", "object", "of", "on", "operator", "or", "orderby", "out", "override", "package", "params", "partial", "parts", "priv", "private", "proc_macro", "process", "propertyIsEnumerable", "protected", "prototype", "pub", "public", "raw", "readonly", "record", "ref", "remove", "require", "required", "return", "row", "rows", "safe", "satisfies", "sbyte", "scoped", "sealed", "select", "self", "set", "short", "sizeof", "stackalloc", "static", "std", "str", "struct", "super", "switch", "symbol", "table", "test", "this", "throw", "toLocaleString", "trait", "true", "try", "type", "typeof", "u128", "u16", "u32", "u64", "u8", "uint", "ulong", "unchecked", "undefined", "union", "unique", "unknown", "unmanaged", "unsafe", "unsized", "use", "ushort", "using", "usize", "value", "valueOf", "var", "virtual", "void", "volatile", "when", "where", "while", "with", "yield" }, new bool[] { false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false }));
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: f294 = r.ReadI32(); break;
+                            case 1: f246 = r.ReadI32(); break;
+                            case 2: f247 = r.ReadI32(); break;
+                            case 3: f248 = r.ReadI32(); break;
+                            case 4: f85 = r.ReadI32(); break;
+                            case 5: f84 = r.ReadI32(); break;
+                            case 6: f249 = r.ReadI32(); break;
+                            case 7: f250 = r.ReadI32(); break;
+                            case 8: f324 = r.ReadI32(); break;
+                            case 9: f296 = r.ReadI32(); break;
+                            case 10: f297 = r.ReadI32(); break;
+                            case 11: f298 = r.ReadI32(); break;
+                            case 12: f299 = r.ReadI32(); break;
+                            case 13: f300 = r.ReadI32(); break;
+                            case 14: f301 = r.ReadI32(); break;
+                            case 15: f302 = r.ReadI32(); break;
+                            case 16: f303 = r.ReadI32(); break;
+                            case 17: f304 = r.ReadI32(); break;
+                            case 18: f305 = r.ReadI32(); break;
+                            case 19: f307 = r.ReadI32(); break;
+                            case 20: f308 = r.ReadI32(); break;
+                            case 21: f306 = r.ReadI32(); break;
+                            case 22: f292 = r.ReadI32(); break;
+                            case 23: f322 = r.ReadI32(); break;
+                            case 24: f323 = r.ReadI32(); break;
+                            case 25: f65 = r.ReadI32(); break;
+                            case 26: f66 = r.ReadI32(); break;
+                            case 27: f251 = r.ReadI32(); break;
+                            case 28: f252 = r.ReadI32(); break;
+                            case 29: f91 = r.ReadI32(); break;
+                            case 30: f79 = r.ReadI32(); break;
+                            case 31: f93 = r.ReadI32(); break;
+                            case 32: f76 = r.ReadI32(); break;
+                            case 33: f71 = r.ReadI32(); break;
+                            case 34: f80 = r.ReadI32(); break;
+                            case 35: f60 = r.ReadI32(); break;
+                            case 36: f253 = r.ReadI32(); break;
+                            case 37: f254 = r.ReadI32(); break;
+                            case 38: f77 = r.ReadI32(); break;
+                            case 39: f255 = r.ReadI32(); break;
+                            case 40: f78 = r.ReadI32(); break;
+                            case 41: f256 = r.ReadI32(); break;
+                            case 42: f204 = r.ReadI32(); break;
+                            case 43: f72 = r.ReadI32(); break;
+                            case 44: f73 = r.ReadI32(); break;
+                            case 45: f87 = r.ReadI32(); break;
+                            case 46: f90 = r.ReadI32(); break;
+                            case 47: f202 = r.ReadI32(); break;
+                            case 48: f203 = r.ReadI32(); break;
+                            case 49: f92 = r.ReadI32(); break;
+                            case 50: f257 = r.ReadI32(); break;
+                            case 51: f258 = r.ReadI32(); break;
+                            case 52: f259 = r.ReadI32(); break;
+                            case 53: f86 = r.ReadI32(); break;
+                            case 54: f75 = r.ReadI32(); break;
+                            case 55: f260 = r.ReadI32(); break;
+                            case 56: f261 = r.ReadI32(); break;
+                            case 57: f74 = r.ReadI32(); break;
+                            case 58: f262 = r.ReadI32(); break;
+                            case 59: f309 = r.ReadI32(); break;
+                            case 60: f310 = r.ReadI32(); break;
+                            case 61: f311 = r.ReadI32(); break;
+                            case 62: f312 = r.ReadI32(); break;
+                            case 63: f313 = r.ReadI32(); break;
+                            case 64: f314 = r.ReadI32(); break;
+                            case 65: f315 = r.ReadI32(); break;
+                            case 66: f316 = r.ReadI32(); break;
+                            case 67: f317 = r.ReadI32(); break;
+                            case 68: f318 = r.ReadI32(); break;
+                            case 69: f320 = r.ReadI32(); break;
+                            case 70: f321 = r.ReadI32(); break;
+                            case 71: f319 = r.ReadI32(); break;
+                            case 72: f263 = r.ReadI32(); break;
+                            case 73: f264 = r.ReadI32(); break;
+                            case 74: f205 = r.ReadI32(); break;
+                            case 75: f295 = r.ReadI32(); break;
+                            case 76: f265 = r.ReadI32(); break;
+                            case 77: f266 = r.ReadI32(); break;
+                            case 78: f57 = r.ReadI32(); break;
+                            case 79: f59 = r.ReadI32(); break;
+                            case 80: f267 = r.ReadI32(); break;
+                            case 81: f55 = r.ReadI32(); break;
+                            case 82: f82 = r.ReadI32(); break;
+                            case 83: f293 = r.ReadI32(); break;
+                            case 84: f268 = r.ReadI32(); break;
+                            case 85: f81 = r.ReadI32(); break;
+                            case 86: f83 = r.ReadI32(); break;
+                            case 87: f269 = r.ReadI32(); break;
+                            case 88: f270 = r.ReadI32(); break;
+                            case 89: f271 = r.ReadI32(); break;
+                            case 90: f272 = r.ReadI32(); break;
+                            case 91: f273 = r.ReadI32(); break;
+                            case 92: f274 = r.ReadI32(); break;
+                            case 93: f275 = r.ReadI32(); break;
+                            case 94: f276 = r.ReadI32(); break;
+                            case 95: f206 = r.ReadI32(); break;
+                            case 96: f277 = r.ReadI32(); break;
+                            case 97: f278 = r.ReadI32(); break;
+                            case 98: f58 = r.ReadI32(); break;
+                            case 99: f279 = r.ReadI32(); break;
+                            case 100: f67 = r.ReadI32(); break;
+                            case 101: f69 = r.ReadI32(); break;
+                            case 102: f56 = r.ReadI32(); break;
+                            case 103: f62 = r.ReadI32(); break;
+                            case 104: f68 = r.ReadI32(); break;
+                            case 105: f280 = r.ReadI32(); break;
+                            case 106: f281 = r.ReadI32(); break;
+                            case 107: f282 = r.ReadI32(); break;
+                            case 108: f64 = r.ReadI32(); break;
+                            case 109: f63 = r.ReadI32(); break;
+                            case 110: f88 = r.ReadI32(); break;
+                            case 111: f89 = r.ReadI32(); break;
+                            case 112: f283 = r.ReadI32(); break;
+                            case 113: f284 = r.ReadI32(); break;
+                            case 114: f285 = r.ReadI32(); break;
+                            case 115: f286 = r.ReadI32(); break;
+                            case 116: f70 = r.ReadI32(); break;
+                            case 117: f61 = r.ReadI32(); break;
+                            case 118: f287 = r.ReadI32(); break;
+                            case 119: f288 = r.ReadI32(); break;
+                            case 120: f239 = r.ReadI32(); break;
+                            case 121: f37 = r.ReadI32(); break;
+                            case 122: f232 = r.ReadI32(); break;
+                            case 123: f167 = r.ReadI32(); break;
+                            case 124: f168 = r.ReadI32(); break;
+                            case 125: f98 = r.ReadI32(); break;
+                            case 126: f192 = r.ReadI32(); break;
+                            case 127: f216 = r.ReadI32(); break;
+                            case 128: f237 = r.ReadI32(); break;
+                            case 129: f0 = r.ReadI32(); break;
+                            case 130: f169 = r.ReadI32(); break;
+                            case 131: f234 = r.ReadI32(); break;
+                            case 132: f233 = r.ReadI32(); break;
+                            case 133: f34 = r.ReadI32(); break;
+                            case 134: f335 = r.ReadI32(); break;
+                            case 135: f35 = r.ReadI32(); break;
+                            case 136: f118 = r.ReadI32(); break;
+                            case 137: f38 = r.ReadI32(); break;
+                            case 138: f225 = r.ReadI32(); break;
+                            case 139: f101 = r.ReadI32(); break;
+                            case 140: f217 = r.ReadI32(); break;
+                            case 141: f39 = r.ReadI32(); break;
+                            case 142: f1 = r.ReadI32(); break;
+                            case 143: f170 = r.ReadI32(); break;
+                            case 144: f119 = r.ReadI32(); break;
+                            case 145: f328 = r.ReadI32(); break;
+                            case 146: f120 = r.ReadI32(); break;
+                            case 147: f121 = r.ReadI32(); break;
+                            case 148: f102 = r.ReadI32(); break;
+                            case 149: f122 = r.ReadI32(); break;
+                            case 150: f123 = r.ReadI32(); break;
+                            case 151: f289 = r.ReadI32(); break;
+                            case 152: f2 = r.ReadI32(); break;
+                            case 153: f218 = r.ReadI32(); break;
+                            case 154: f3 = r.ReadI32(); break;
+                            case 155: f96 = r.ReadI32(); break;
+                            case 156: f4 = r.ReadI32(); break;
+                            case 157: f207 = r.ReadI32(); break;
+                            case 158: f124 = r.ReadI32(); break;
+                            case 159: f219 = r.ReadI32(); break;
+                            case 160: f125 = r.ReadI32(); break;
+                            case 161: f208 = r.ReadI32(); break;
+                            case 162: f171 = r.ReadI32(); break;
+                            case 163: f40 = r.ReadI32(); break;
+                            case 164: f126 = r.ReadI32(); break;
+                            case 165: f36 = r.ReadI32(); break;
+                            case 166: f172 = r.ReadI32(); break;
+                            case 167: f5 = r.ReadI32(); break;
+                            case 168: f6 = r.ReadI32(); break;
+                            case 169: f173 = r.ReadI32(); break;
+                            case 170: f238 = r.ReadI32(); break;
+                            case 171: f127 = r.ReadI32(); break;
+                            case 172: f128 = r.ReadI32(); break;
+                            case 173: f209 = r.ReadI32(); break;
+                            case 174: f210 = r.ReadI32(); break;
+                            case 175: f7 = r.ReadI32(); break;
+                            case 176: f116 = r.ReadI32(); break;
+                            case 177: f117 = r.ReadI32(); break;
+                            case 178: f8 = r.ReadI32(); break;
+                            case 179: f201 = r.ReadI32(); break;
+                            case 180: f199 = r.ReadI32(); break;
+                            case 181: f41 = r.ReadI32(); break;
+                            case 182: f129 = r.ReadI32(); break;
+                            case 183: f130 = r.ReadI32(); break;
+                            case 184: f131 = r.ReadI32(); break;
+                            case 185: f9 = r.ReadI32(); break;
+                            case 186: f10 = r.ReadI32(); break;
+                            case 187: f132 = r.ReadI32(); break;
+                            case 188: f327 = r.ReadI32(); break;
+                            case 189: f211 = r.ReadI32(); break;
+                            case 190: f50 = r.ReadI32(); break;
+                            case 191: f330 = r.ReadI32(); break;
+                            case 192: f174 = r.ReadI32(); break;
+                            case 193: f175 = r.ReadI32(); break;
+                            case 194: f290 = r.ReadI32(); break;
+                            case 195: f133 = r.ReadI32(); break;
+                            case 196: f176 = r.ReadI32(); break;
+                            case 197: f325 = r.ReadI32(); break;
+                            case 198: f243 = r.ReadI32(); break;
+                            case 199: f108 = r.ReadI32(); break;
+                            case 200: f105 = r.ReadI32(); break;
+                            case 201: f106 = r.ReadI32(); break;
+                            case 202: f107 = r.ReadI32(); break;
+                            case 203: f104 = r.ReadI32(); break;
+                            case 204: f11 = r.ReadI32(); break;
+                            case 205: f12 = r.ReadI32(); break;
+                            case 206: f214 = r.ReadI32(); break;
+                            case 207: f134 = r.ReadI32(); break;
+                            case 208: f212 = r.ReadI32(); break;
+                            case 209: f13 = r.ReadI32(); break;
+                            case 210: f230 = r.ReadI32(); break;
+                            case 211: f190 = r.ReadI32(); break;
+                            case 212: f213 = r.ReadI32(); break;
+                            case 213: f135 = r.ReadI32(); break;
+                            case 214: f136 = r.ReadI32(); break;
+                            case 215: f137 = r.ReadI32(); break;
+                            case 216: f235 = r.ReadI32(); break;
+                            case 217: f138 = r.ReadI32(); break;
+                            case 218: f244 = r.ReadI32(); break;
+                            case 219: f109 = r.ReadI32(); break;
+                            case 220: f177 = r.ReadI32(); break;
+                            case 221: f333 = r.ReadI32(); break;
+                            case 222: f229 = r.ReadI32(); break;
+                            case 223: r.SkipValue(); break;
+                            case 224: f14 = r.ReadI32(); break;
+                            case 225: f94 = r.ReadI32(); break;
+                            case 226: f329 = r.ReadI32(); break;
+                            case 227: f139 = r.ReadI32(); break;
+                            case 228: f140 = r.ReadI32(); break;
+                            case 229: f15 = r.ReadI32(); break;
+                            case 230: f42 = r.ReadI32(); break;
+                            case 231: f52 = r.ReadI32(); break;
+                            case 232: f95 = r.ReadI32(); break;
+                            case 233: f197 = r.ReadI32(); break;
+                            case 234: f16 = r.ReadI32(); break;
+                            case 235: f17 = r.ReadI32(); break;
+                            case 236: f220 = r.ReadI32(); break;
+                            case 237: f18 = r.ReadI32(); break;
+                            case 238: f19 = r.ReadI32(); break;
+                            case 239: f178 = r.ReadI32(); break;
+                            case 240: f141 = r.ReadI32(); break;
+                            case 241: f227 = r.ReadI32(); break;
+                            case 242: f142 = r.ReadI32(); break;
+                            case 243: f195 = r.ReadI32(); break;
+                            case 244: f194 = r.ReadI32(); break;
+                            case 245: f196 = r.ReadI32(); break;
+                            case 246: f143 = r.ReadI32(); break;
+                            case 247: f222 = r.ReadI32(); break;
+                            case 248: f144 = r.ReadI32(); break;
+                            case 249: f224 = r.ReadI32(); break;
+                            case 250: f179 = r.ReadI32(); break;
+                            case 251: f145 = r.ReadI32(); break;
+                            case 252: f193 = r.ReadI32(); break;
+                            case 253: f180 = r.ReadI32(); break;
+                            case 254: f146 = r.ReadI32(); break;
+                            case 255: f43 = r.ReadI32(); break;
+                            case 256: f215 = r.ReadI32(); break;
+                            case 257: f147 = r.ReadI32(); break;
+                            case 258: f181 = r.ReadI32(); break;
+                            case 259: f334 = r.ReadI32(); break;
+                            case 260: f44 = r.ReadI32(); break;
+                            case 261: f148 = r.ReadI32(); break;
+                            case 262: f99 = r.ReadI32(); break;
+                            case 263: f291 = r.ReadI32(); break;
+                            case 264: f245 = r.ReadI32(); break;
+                            case 265: f149 = r.ReadI32(); break;
+                            case 266: f240 = r.ReadI32(); break;
+                            case 267: f20 = r.ReadI32(); break;
+                            case 268: f150 = r.ReadI32(); break;
+                            case 269: f53 = r.ReadI32(); break;
+                            case 270: f151 = r.ReadI32(); break;
+                            case 271: f189 = r.ReadI32(); break;
+                            case 272: f21 = r.ReadI32(); break;
+                            case 273: f182 = r.ReadI32(); break;
+                            case 274: f221 = r.ReadI32(); break;
+                            case 275: f198 = r.ReadI32(); break;
+                            case 276: f22 = r.ReadI32(); break;
+                            case 277: f326 = r.ReadI32(); break;
+                            case 278: f331 = r.ReadI32(); break;
+                            case 279: f54 = r.ReadI32(); break;
+                            case 280: f236 = r.ReadI32(); break;
+                            case 281: f152 = r.ReadI32(); break;
+                            case 282: f200 = r.ReadI32(); break;
+                            case 283: f153 = r.ReadI32(); break;
+                            case 284: f183 = r.ReadI32(); break;
+                            case 285: f23 = r.ReadI32(); break;
+                            case 286: f184 = r.ReadI32(); break;
+                            case 287: f154 = r.ReadI32(); break;
+                            case 288: f155 = r.ReadI32(); break;
+                            case 289: f156 = r.ReadI32(); break;
+                            case 290: f24 = r.ReadI32(); break;
+                            case 291: f97 = r.ReadI32(); break;
+                            case 292: f103 = r.ReadI32(); break;
+                            case 293: f25 = r.ReadI32(); break;
+                            case 294: f26 = r.ReadI32(); break;
+                            case 295: f157 = r.ReadI32(); break;
+                            case 296: f223 = r.ReadI32(); break;
+                            case 297: f332 = r.ReadI32(); break;
+                            case 298: f100 = r.ReadI32(); break;
+                            case 299: f158 = r.ReadI32(); break;
+                            case 300: f159 = r.ReadI32(); break;
+                            case 301: f241 = r.ReadI32(); break;
+                            case 302: f27 = r.ReadI32(); break;
+                            case 303: f28 = r.ReadI32(); break;
+                            case 304: f49 = r.ReadI32(); break;
+                            case 305: f29 = r.ReadI32(); break;
+                            case 306: f45 = r.ReadI32(); break;
+                            case 307: f114 = r.ReadI32(); break;
+                            case 308: f111 = r.ReadI32(); break;
+                            case 309: f112 = r.ReadI32(); break;
+                            case 310: f113 = r.ReadI32(); break;
+                            case 311: f110 = r.ReadI32(); break;
+                            case 312: f160 = r.ReadI32(); break;
+                            case 313: f161 = r.ReadI32(); break;
+                            case 314: f162 = r.ReadI32(); break;
+                            case 315: f226 = r.ReadI32(); break;
+                            case 316: f51 = r.ReadI32(); break;
+                            case 317: f231 = r.ReadI32(); break;
+                            case 318: f228 = r.ReadI32(); break;
+                            case 319: f185 = r.ReadI32(); break;
+                            case 320: f30 = r.ReadI32(); break;
+                            case 321: f46 = r.ReadI32(); break;
+                            case 322: f31 = r.ReadI32(); break;
+                            case 323: f163 = r.ReadI32(); break;
+                            case 324: f164 = r.ReadI32(); break;
+                            case 325: f115 = r.ReadI32(); break;
+                            case 326: f186 = r.ReadI32(); break;
+                            case 327: f242 = r.ReadI32(); break;
+                            case 328: f187 = r.ReadI32(); break;
+                            case 329: f47 = r.ReadI32(); break;
+                            case 330: f165 = r.ReadI32(); break;
+                            case 331: f166 = r.ReadI32(); break;
+                            case 332: f188 = r.ReadI32(); break;
+                            case 333: f32 = r.ReadI32(); break;
+                            case 334: f33 = r.ReadI32(); break;
+                            case 335: f191 = r.ReadI32(); break;
+                            case 336: f48 = r.ReadI32(); break;
+                        }
+                    }
+                    return new Choice.WideKind(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52, f53, f54, f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65, f66, f67, f68, f69, f70, f71, f72, f73, f74, f75, f76, f77, f78, f79, f80, f81, f82, f83, f84, f85, f86, f87, f88, f89, f90, f91, f92, f93, f94, f95, f96, f97, f98, f99, f100, f101, f102, f103, f104, f105, f106, f107, f108, f109, f110, f111, f112, f113, f114, f115, f116, f117, f118, f119, f120, f121, f122, f123, f124, f125, f126, f127, f128, f129, f130, f131, f132, f133, f134, f135, f136, f137, f138, f139, f140, f141, f142, f143, f144, f145, f146, f147, f148, f149, f150, f151, f152, f153, f154, f155, f156, f157, f158, f159, f160, f161, f162, f163, f164, f165, f166, f167, f168, f169, f170, f171, f172, f173, f174, f175, f176, f177, f178, f179, f180, f181, f182, f183, f184, f185, f186, f187, f188, f189, f190, f191, f192, f193, f194, f195, f196, f197, f198, f199, f200, f201, f202, f203, f204, f205, f206, f207, f208, f209, f210, f211, f212, f213, f214, f215, f216, f217, f218, f219, f220, f221, f222, f223, f224, f225, f226, f227, f228, f229, f230, f231, f232, f233, f234, f235, f236, f237, f238, f239, f240, f241, f242, f243, f244, f245, f246, f247, f248, f249, f250, f251, f252, f253, f254, f255, f256, f257, f258, f259, f260, f261, f262, f263, f264, f265, f266, f267, f268, f269, f270, f271, f272, f273, f274, f275, f276, f277, f278, f279, f280, f281, f282, f283, f284, f285, f286, f287, f288, f289, f290, f291, f292, f293, f294, f295, f296, f297, f298, f299, f300, f301, f302, f303, f304, f305, f306, f307, f308, f309, f310, f311, f312, f313, f314, f315, f316, f317, f318, f319, f320, f321, f322, f323, f324, f325, f326, f327, f328, f329, f330, f331, f332, f333, f334, f335);
+                }
                 default: throw new global::System.InvalidOperationException();
             }
         }
 
         internal static Choice ReadChoice(GentableBinary r)
         {
-            switch (r.Index(336, "Choice"))
+            switch (r.Index(337, "Choice"))
             {
                 case 0: return new Choice.As(r.TryNull() ? default(int?) : r.ReadI32());
                 case 1: return new Choice.Break(r.TryNull() ? default(int?) : r.ReadI32());
@@ -10782,6 +12488,7 @@ namespace Reserved.Types
                 case 333: return new Choice.Key(r.TryNull() ? default(int?) : r.ReadI32());
                 case 334: return new Choice.Parts(r.TryNull() ? default(int?) : r.ReadI32());
                 case 335: return new Choice.At(r.TryNull() ? default(int?) : r.ReadI32());
+                case 336: return new Choice.WideKind(r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32());
                 default: throw new global::System.InvalidOperationException();
             }
         }
@@ -13811,6 +15518,350 @@ namespace Reserved.Types
                 var r = v335;
                 GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"at\"");
                 if (r.V != null) { GentableCanonical.Key(sb, ref first, "\"v\":"); GentableCanonical.WriteSigned(sb, r.V.Value); }
+                sb.Append('}');
+                return;
+            }
+            var v336 = v as Choice.WideKind;
+            if (v336 != null)
+            {
+                var r = v336;
+                if (r.Aux_ != null) { GentableCanonical.Key(sb, ref first, "\"AUX\":"); GentableCanonical.WriteSigned(sb, r.Aux_.Value); }
+                if (r.Array_ != null) { GentableCanonical.Key(sb, ref first, "\"Array\":"); GentableCanonical.WriteSigned(sb, r.Array_.Value); }
+                if (r.ArrayBuffer_ != null) { GentableCanonical.Key(sb, ref first, "\"ArrayBuffer\":"); GentableCanonical.WriteSigned(sb, r.ArrayBuffer_.Value); }
+                if (r.ArrayLike_ != null) { GentableCanonical.Key(sb, ref first, "\"ArrayLike\":"); GentableCanonical.WriteSigned(sb, r.ArrayLike_.Value); }
+                if (r.AsMut_ != null) { GentableCanonical.Key(sb, ref first, "\"AsMut\":"); GentableCanonical.WriteSigned(sb, r.AsMut_.Value); }
+                if (r.AsRef_ != null) { GentableCanonical.Key(sb, ref first, "\"AsRef\":"); GentableCanonical.WriteSigned(sb, r.AsRef_.Value); }
+                if (r.BigInt_ != null) { GentableCanonical.Key(sb, ref first, "\"BigInt\":"); GentableCanonical.WriteSigned(sb, r.BigInt_.Value); }
+                if (r.Buffer_ != null) { GentableCanonical.Key(sb, ref first, "\"Buffer\":"); GentableCanonical.WriteSigned(sb, r.Buffer_.Value); }
+                if (r.ClockU0024_ != null) { GentableCanonical.Key(sb, ref first, "\"CLOCK$\":"); GentableCanonical.WriteSigned(sb, r.ClockU0024_.Value); }
+                if (r.Com0_ != null) { GentableCanonical.Key(sb, ref first, "\"COM0\":"); GentableCanonical.WriteSigned(sb, r.Com0_.Value); }
+                if (r.Com1_ != null) { GentableCanonical.Key(sb, ref first, "\"COM1\":"); GentableCanonical.WriteSigned(sb, r.Com1_.Value); }
+                if (r.Com2_ != null) { GentableCanonical.Key(sb, ref first, "\"COM2\":"); GentableCanonical.WriteSigned(sb, r.Com2_.Value); }
+                if (r.Com3_ != null) { GentableCanonical.Key(sb, ref first, "\"COM3\":"); GentableCanonical.WriteSigned(sb, r.Com3_.Value); }
+                if (r.Com4_ != null) { GentableCanonical.Key(sb, ref first, "\"COM4\":"); GentableCanonical.WriteSigned(sb, r.Com4_.Value); }
+                if (r.Com5_ != null) { GentableCanonical.Key(sb, ref first, "\"COM5\":"); GentableCanonical.WriteSigned(sb, r.Com5_.Value); }
+                if (r.Com6_ != null) { GentableCanonical.Key(sb, ref first, "\"COM6\":"); GentableCanonical.WriteSigned(sb, r.Com6_.Value); }
+                if (r.Com7_ != null) { GentableCanonical.Key(sb, ref first, "\"COM7\":"); GentableCanonical.WriteSigned(sb, r.Com7_.Value); }
+                if (r.Com8_ != null) { GentableCanonical.Key(sb, ref first, "\"COM8\":"); GentableCanonical.WriteSigned(sb, r.Com8_.Value); }
+                if (r.Com9_ != null) { GentableCanonical.Key(sb, ref first, "\"COM9\":"); GentableCanonical.WriteSigned(sb, r.Com9_.Value); }
+                if (r.ComU00b2_ != null) { GentableCanonical.Key(sb, ref first, "\"COM\u00b2\":"); GentableCanonical.WriteSigned(sb, r.ComU00b2_.Value); }
+                if (r.ComU00b3_ != null) { GentableCanonical.Key(sb, ref first, "\"COM\u00b3\":"); GentableCanonical.WriteSigned(sb, r.ComU00b3_.Value); }
+                if (r.ComU00b9_ != null) { GentableCanonical.Key(sb, ref first, "\"COM\u00b9\":"); GentableCanonical.WriteSigned(sb, r.ComU00b9_.Value); }
+                if (r.Con_ != null) { GentableCanonical.Key(sb, ref first, "\"CON\":"); GentableCanonical.WriteSigned(sb, r.Con_.Value); }
+                if (r.ConinU0024_ != null) { GentableCanonical.Key(sb, ref first, "\"CONIN$\":"); GentableCanonical.WriteSigned(sb, r.ConinU0024_.Value); }
+                if (r.ConoutU0024_ != null) { GentableCanonical.Key(sb, ref first, "\"CONOUT$\":"); GentableCanonical.WriteSigned(sb, r.ConoutU0024_.Value); }
+                if (r.Clone_ != null) { GentableCanonical.Key(sb, ref first, "\"Clone\":"); GentableCanonical.WriteSigned(sb, r.Clone_.Value); }
+                if (r.Copy_ != null) { GentableCanonical.Key(sb, ref first, "\"Copy\":"); GentableCanonical.WriteSigned(sb, r.Copy_.Value); }
+                if (r.DataView_ != null) { GentableCanonical.Key(sb, ref first, "\"DataView\":"); GentableCanonical.WriteSigned(sb, r.DataView_.Value); }
+                if (r.Date_ != null) { GentableCanonical.Key(sb, ref first, "\"Date\":"); GentableCanonical.WriteSigned(sb, r.Date_.Value); }
+                if (r.Debug_ != null) { GentableCanonical.Key(sb, ref first, "\"Debug\":"); GentableCanonical.WriteSigned(sb, r.Debug_.Value); }
+                if (r.Default_ != null) { GentableCanonical.Key(sb, ref first, "\"Default\":"); GentableCanonical.WriteSigned(sb, r.Default_.Value); }
+                if (r.Display_ != null) { GentableCanonical.Key(sb, ref first, "\"Display\":"); GentableCanonical.WriteSigned(sb, r.Display_.Value); }
+                if (r.DoubleEndedIterator_ != null) { GentableCanonical.Key(sb, ref first, "\"DoubleEndedIterator\":"); GentableCanonical.WriteSigned(sb, r.DoubleEndedIterator_.Value); }
+                if (r.Drop_ != null) { GentableCanonical.Key(sb, ref first, "\"Drop\":"); GentableCanonical.WriteSigned(sb, r.Drop_.Value); }
+                if (r.Eq_ != null) { GentableCanonical.Key(sb, ref first, "\"Eq\":"); GentableCanonical.WriteSigned(sb, r.Eq_.Value); }
+                if (r.Err_ != null) { GentableCanonical.Key(sb, ref first, "\"Err\":"); GentableCanonical.WriteSigned(sb, r.Err_.Value); }
+                if (r.Error_ != null) { GentableCanonical.Key(sb, ref first, "\"Error\":"); GentableCanonical.WriteSigned(sb, r.Error_.Value); }
+                if (r.EvalError_ != null) { GentableCanonical.Key(sb, ref first, "\"EvalError\":"); GentableCanonical.WriteSigned(sb, r.EvalError_.Value); }
+                if (r.ExactSizeIterator_ != null) { GentableCanonical.Key(sb, ref first, "\"ExactSizeIterator\":"); GentableCanonical.WriteSigned(sb, r.ExactSizeIterator_.Value); }
+                if (r.Exclude_ != null) { GentableCanonical.Key(sb, ref first, "\"Exclude\":"); GentableCanonical.WriteSigned(sb, r.Exclude_.Value); }
+                if (r.Extend_ != null) { GentableCanonical.Key(sb, ref first, "\"Extend\":"); GentableCanonical.WriteSigned(sb, r.Extend_.Value); }
+                if (r.Extract_ != null) { GentableCanonical.Key(sb, ref first, "\"Extract\":"); GentableCanonical.WriteSigned(sb, r.Extract_.Value); }
+                if (r.Finalize__ != null) { GentableCanonical.Key(sb, ref first, "\"Finalize\":"); GentableCanonical.WriteSigned(sb, r.Finalize__.Value); }
+                if (r.FnMut_ != null) { GentableCanonical.Key(sb, ref first, "\"FnMut\":"); GentableCanonical.WriteSigned(sb, r.FnMut_.Value); }
+                if (r.FnOnce_ != null) { GentableCanonical.Key(sb, ref first, "\"FnOnce\":"); GentableCanonical.WriteSigned(sb, r.FnOnce_.Value); }
+                if (r.From_ != null) { GentableCanonical.Key(sb, ref first, "\"From\":"); GentableCanonical.WriteSigned(sb, r.From_.Value); }
+                if (r.FromIterator_ != null) { GentableCanonical.Key(sb, ref first, "\"FromIterator\":"); GentableCanonical.WriteSigned(sb, r.FromIterator_.Value); }
+                if (r.GetHashCode__ != null) { GentableCanonical.Key(sb, ref first, "\"GetHashCode\":"); GentableCanonical.WriteSigned(sb, r.GetHashCode__.Value); }
+                if (r.GetType__ != null) { GentableCanonical.Key(sb, ref first, "\"GetType\":"); GentableCanonical.WriteSigned(sb, r.GetType__.Value); }
+                if (r.Hash_ != null) { GentableCanonical.Key(sb, ref first, "\"Hash\":"); GentableCanonical.WriteSigned(sb, r.Hash_.Value); }
+                if (r.Infinity_ != null) { GentableCanonical.Key(sb, ref first, "\"Infinity\":"); GentableCanonical.WriteSigned(sb, r.Infinity_.Value); }
+                if (r.InstanceType_ != null) { GentableCanonical.Key(sb, ref first, "\"InstanceType\":"); GentableCanonical.WriteSigned(sb, r.InstanceType_.Value); }
+                if (r.Intl_ != null) { GentableCanonical.Key(sb, ref first, "\"Intl\":"); GentableCanonical.WriteSigned(sb, r.Intl_.Value); }
+                if (r.Into_ != null) { GentableCanonical.Key(sb, ref first, "\"Into\":"); GentableCanonical.WriteSigned(sb, r.Into_.Value); }
+                if (r.IntoIterator_ != null) { GentableCanonical.Key(sb, ref first, "\"IntoIterator\":"); GentableCanonical.WriteSigned(sb, r.IntoIterator_.Value); }
+                if (r.Iterable_ != null) { GentableCanonical.Key(sb, ref first, "\"Iterable\":"); GentableCanonical.WriteSigned(sb, r.Iterable_.Value); }
+                if (r.IterableIterator_ != null) { GentableCanonical.Key(sb, ref first, "\"IterableIterator\":"); GentableCanonical.WriteSigned(sb, r.IterableIterator_.Value); }
+                if (r.Iterator_ != null) { GentableCanonical.Key(sb, ref first, "\"Iterator\":"); GentableCanonical.WriteSigned(sb, r.Iterator_.Value); }
+                if (r.Json_ != null) { GentableCanonical.Key(sb, ref first, "\"JSON\":"); GentableCanonical.WriteSigned(sb, r.Json_.Value); }
+                if (r.Lpt0_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT0\":"); GentableCanonical.WriteSigned(sb, r.Lpt0_.Value); }
+                if (r.Lpt1_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT1\":"); GentableCanonical.WriteSigned(sb, r.Lpt1_.Value); }
+                if (r.Lpt2_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT2\":"); GentableCanonical.WriteSigned(sb, r.Lpt2_.Value); }
+                if (r.Lpt3_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT3\":"); GentableCanonical.WriteSigned(sb, r.Lpt3_.Value); }
+                if (r.Lpt4_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT4\":"); GentableCanonical.WriteSigned(sb, r.Lpt4_.Value); }
+                if (r.Lpt5_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT5\":"); GentableCanonical.WriteSigned(sb, r.Lpt5_.Value); }
+                if (r.Lpt6_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT6\":"); GentableCanonical.WriteSigned(sb, r.Lpt6_.Value); }
+                if (r.Lpt7_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT7\":"); GentableCanonical.WriteSigned(sb, r.Lpt7_.Value); }
+                if (r.Lpt8_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT8\":"); GentableCanonical.WriteSigned(sb, r.Lpt8_.Value); }
+                if (r.Lpt9_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT9\":"); GentableCanonical.WriteSigned(sb, r.Lpt9_.Value); }
+                if (r.LptU00b2_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT\u00b2\":"); GentableCanonical.WriteSigned(sb, r.LptU00b2_.Value); }
+                if (r.LptU00b3_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT\u00b3\":"); GentableCanonical.WriteSigned(sb, r.LptU00b3_.Value); }
+                if (r.LptU00b9_ != null) { GentableCanonical.Key(sb, ref first, "\"LPT\u00b9\":"); GentableCanonical.WriteSigned(sb, r.LptU00b9_.Value); }
+                if (r.Map_ != null) { GentableCanonical.Key(sb, ref first, "\"Map\":"); GentableCanonical.WriteSigned(sb, r.Map_.Value); }
+                if (r.Math_ != null) { GentableCanonical.Key(sb, ref first, "\"Math\":"); GentableCanonical.WriteSigned(sb, r.Math_.Value); }
+                if (r.MemberwiseClone__ != null) { GentableCanonical.Key(sb, ref first, "\"MemberwiseClone\":"); GentableCanonical.WriteSigned(sb, r.MemberwiseClone__.Value); }
+                if (r.Nul_ != null) { GentableCanonical.Key(sb, ref first, "\"NUL\":"); GentableCanonical.WriteSigned(sb, r.Nul_.Value); }
+                if (r.NaN_ != null) { GentableCanonical.Key(sb, ref first, "\"NaN\":"); GentableCanonical.WriteSigned(sb, r.NaN_.Value); }
+                if (r.NonNullable_ != null) { GentableCanonical.Key(sb, ref first, "\"NonNullable\":"); GentableCanonical.WriteSigned(sb, r.NonNullable_.Value); }
+                if (r.None_ != null) { GentableCanonical.Key(sb, ref first, "\"None\":"); GentableCanonical.WriteSigned(sb, r.None_.Value); }
+                if (r.Ok_ != null) { GentableCanonical.Key(sb, ref first, "\"Ok\":"); GentableCanonical.WriteSigned(sb, r.Ok_.Value); }
+                if (r.Omit_ != null) { GentableCanonical.Key(sb, ref first, "\"Omit\":"); GentableCanonical.WriteSigned(sb, r.Omit_.Value); }
+                if (r.Option_ != null) { GentableCanonical.Key(sb, ref first, "\"Option\":"); GentableCanonical.WriteSigned(sb, r.Option_.Value); }
+                if (r.Ord_ != null) { GentableCanonical.Key(sb, ref first, "\"Ord\":"); GentableCanonical.WriteSigned(sb, r.Ord_.Value); }
+                if (r.Prn_ != null) { GentableCanonical.Key(sb, ref first, "\"PRN\":"); GentableCanonical.WriteSigned(sb, r.Prn_.Value); }
+                if (r.Parameters_ != null) { GentableCanonical.Key(sb, ref first, "\"Parameters\":"); GentableCanonical.WriteSigned(sb, r.Parameters_.Value); }
+                if (r.PartialEq_ != null) { GentableCanonical.Key(sb, ref first, "\"PartialEq\":"); GentableCanonical.WriteSigned(sb, r.PartialEq_.Value); }
+                if (r.PartialOrd_ != null) { GentableCanonical.Key(sb, ref first, "\"PartialOrd\":"); GentableCanonical.WriteSigned(sb, r.PartialOrd_.Value); }
+                if (r.Pick_ != null) { GentableCanonical.Key(sb, ref first, "\"Pick\":"); GentableCanonical.WriteSigned(sb, r.Pick_.Value); }
+                if (r.Promise_ != null) { GentableCanonical.Key(sb, ref first, "\"Promise\":"); GentableCanonical.WriteSigned(sb, r.Promise_.Value); }
+                if (r.PropertyKey_ != null) { GentableCanonical.Key(sb, ref first, "\"PropertyKey\":"); GentableCanonical.WriteSigned(sb, r.PropertyKey_.Value); }
+                if (r.Proxy_ != null) { GentableCanonical.Key(sb, ref first, "\"Proxy\":"); GentableCanonical.WriteSigned(sb, r.Proxy_.Value); }
+                if (r.RangeError_ != null) { GentableCanonical.Key(sb, ref first, "\"RangeError\":"); GentableCanonical.WriteSigned(sb, r.RangeError_.Value); }
+                if (r.ReadonlyArray_ != null) { GentableCanonical.Key(sb, ref first, "\"ReadonlyArray\":"); GentableCanonical.WriteSigned(sb, r.ReadonlyArray_.Value); }
+                if (r.ReadonlyMap_ != null) { GentableCanonical.Key(sb, ref first, "\"ReadonlyMap\":"); GentableCanonical.WriteSigned(sb, r.ReadonlyMap_.Value); }
+                if (r.ReadonlySet_ != null) { GentableCanonical.Key(sb, ref first, "\"ReadonlySet\":"); GentableCanonical.WriteSigned(sb, r.ReadonlySet_.Value); }
+                if (r.ReferenceEquals__ != null) { GentableCanonical.Key(sb, ref first, "\"ReferenceEquals\":"); GentableCanonical.WriteSigned(sb, r.ReferenceEquals__.Value); }
+                if (r.Reflect_ != null) { GentableCanonical.Key(sb, ref first, "\"Reflect\":"); GentableCanonical.WriteSigned(sb, r.Reflect_.Value); }
+                if (r.RegExp_ != null) { GentableCanonical.Key(sb, ref first, "\"RegExp\":"); GentableCanonical.WriteSigned(sb, r.RegExp_.Value); }
+                if (r.Result_ != null) { GentableCanonical.Key(sb, ref first, "\"Result\":"); GentableCanonical.WriteSigned(sb, r.Result_.Value); }
+                if (r.ReturnType_ != null) { GentableCanonical.Key(sb, ref first, "\"ReturnType\":"); GentableCanonical.WriteSigned(sb, r.ReturnType_.Value); }
+                if (r.Send_ != null) { GentableCanonical.Key(sb, ref first, "\"Send\":"); GentableCanonical.WriteSigned(sb, r.Send_.Value); }
+                if (r.Sized_ != null) { GentableCanonical.Key(sb, ref first, "\"Sized\":"); GentableCanonical.WriteSigned(sb, r.Sized_.Value); }
+                if (r.Some_ != null) { GentableCanonical.Key(sb, ref first, "\"Some\":"); GentableCanonical.WriteSigned(sb, r.Some_.Value); }
+                if (r.String_ != null) { GentableCanonical.Key(sb, ref first, "\"String\":"); GentableCanonical.WriteSigned(sb, r.String_.Value); }
+                if (r.Sync_ != null) { GentableCanonical.Key(sb, ref first, "\"Sync\":"); GentableCanonical.WriteSigned(sb, r.Sync_.Value); }
+                if (r.SyntaxError_ != null) { GentableCanonical.Key(sb, ref first, "\"SyntaxError\":"); GentableCanonical.WriteSigned(sb, r.SyntaxError_.Value); }
+                if (r.TextDecoder_ != null) { GentableCanonical.Key(sb, ref first, "\"TextDecoder\":"); GentableCanonical.WriteSigned(sb, r.TextDecoder_.Value); }
+                if (r.TextEncoder_ != null) { GentableCanonical.Key(sb, ref first, "\"TextEncoder\":"); GentableCanonical.WriteSigned(sb, r.TextEncoder_.Value); }
+                if (r.ToOwned_ != null) { GentableCanonical.Key(sb, ref first, "\"ToOwned\":"); GentableCanonical.WriteSigned(sb, r.ToOwned_.Value); }
+                if (r.ToString__ != null) { GentableCanonical.Key(sb, ref first, "\"ToString\":"); GentableCanonical.WriteSigned(sb, r.ToString__.Value); }
+                if (r.TryFrom_ != null) { GentableCanonical.Key(sb, ref first, "\"TryFrom\":"); GentableCanonical.WriteSigned(sb, r.TryFrom_.Value); }
+                if (r.TryInto_ != null) { GentableCanonical.Key(sb, ref first, "\"TryInto\":"); GentableCanonical.WriteSigned(sb, r.TryInto_.Value); }
+                if (r.TypeError_ != null) { GentableCanonical.Key(sb, ref first, "\"TypeError\":"); GentableCanonical.WriteSigned(sb, r.TypeError_.Value); }
+                if (r.UriError_ != null) { GentableCanonical.Key(sb, ref first, "\"URIError\":"); GentableCanonical.WriteSigned(sb, r.UriError_.Value); }
+                if (r.Url_ != null) { GentableCanonical.Key(sb, ref first, "\"URL\":"); GentableCanonical.WriteSigned(sb, r.Url_.Value); }
+                if (r.Uint8array_ != null) { GentableCanonical.Key(sb, ref first, "\"Uint8Array\":"); GentableCanonical.WriteSigned(sb, r.Uint8array_.Value); }
+                if (r.Unpin_ != null) { GentableCanonical.Key(sb, ref first, "\"Unpin\":"); GentableCanonical.WriteSigned(sb, r.Unpin_.Value); }
+                if (r.Vec_ != null) { GentableCanonical.Key(sb, ref first, "\"Vec\":"); GentableCanonical.WriteSigned(sb, r.Vec_.Value); }
+                if (r.WeakMap_ != null) { GentableCanonical.Key(sb, ref first, "\"WeakMap\":"); GentableCanonical.WriteSigned(sb, r.WeakMap_.Value); }
+                if (r.WeakSet_ != null) { GentableCanonical.Key(sb, ref first, "\"WeakSet\":"); GentableCanonical.WriteSigned(sb, r.WeakSet_.Value); }
+                if (r.Proto_ != null) { GentableCanonical.Key(sb, ref first, "\"__proto__\":"); GentableCanonical.WriteSigned(sb, r.Proto_.Value); }
+                if (r.Abstract_ != null) { GentableCanonical.Key(sb, ref first, "\"abstract\":"); GentableCanonical.WriteSigned(sb, r.Abstract_.Value); }
+                if (r.Accessor_ != null) { GentableCanonical.Key(sb, ref first, "\"accessor\":"); GentableCanonical.WriteSigned(sb, r.Accessor_.Value); }
+                if (r.Add_ != null) { GentableCanonical.Key(sb, ref first, "\"add\":"); GentableCanonical.WriteSigned(sb, r.Add_.Value); }
+                if (r.Alias_ != null) { GentableCanonical.Key(sb, ref first, "\"alias\":"); GentableCanonical.WriteSigned(sb, r.Alias_.Value); }
+                if (r.Alloc_ != null) { GentableCanonical.Key(sb, ref first, "\"alloc\":"); GentableCanonical.WriteSigned(sb, r.Alloc_.Value); }
+                if (r.And_ != null) { GentableCanonical.Key(sb, ref first, "\"and\":"); GentableCanonical.WriteSigned(sb, r.And_.Value); }
+                if (r.Any_ != null) { GentableCanonical.Key(sb, ref first, "\"any\":"); GentableCanonical.WriteSigned(sb, r.Any_.Value); }
+                if (r.Arguments_ != null) { GentableCanonical.Key(sb, ref first, "\"arguments\":"); GentableCanonical.WriteSigned(sb, r.Arguments_.Value); }
+                if (r.As_ != null) { GentableCanonical.Key(sb, ref first, "\"as\":"); GentableCanonical.WriteSigned(sb, r.As_.Value); }
+                if (r.Ascending_ != null) { GentableCanonical.Key(sb, ref first, "\"ascending\":"); GentableCanonical.WriteSigned(sb, r.Ascending_.Value); }
+                if (r.Assert_ != null) { GentableCanonical.Key(sb, ref first, "\"assert\":"); GentableCanonical.WriteSigned(sb, r.Assert_.Value); }
+                if (r.Asserts_ != null) { GentableCanonical.Key(sb, ref first, "\"asserts\":"); GentableCanonical.WriteSigned(sb, r.Asserts_.Value); }
+                if (r.Async_ != null) { GentableCanonical.Key(sb, ref first, "\"async\":"); GentableCanonical.WriteSigned(sb, r.Async_.Value); }
+                if (r.At_ != null) { GentableCanonical.Key(sb, ref first, "\"at\":"); GentableCanonical.WriteSigned(sb, r.At_.Value); }
+                if (r.Await_ != null) { GentableCanonical.Key(sb, ref first, "\"await\":"); GentableCanonical.WriteSigned(sb, r.Await_.Value); }
+                if (r.Base_ != null) { GentableCanonical.Key(sb, ref first, "\"base\":"); GentableCanonical.WriteSigned(sb, r.Base_.Value); }
+                if (r.Become_ != null) { GentableCanonical.Key(sb, ref first, "\"become\":"); GentableCanonical.WriteSigned(sb, r.Become_.Value); }
+                if (r.Bigint_ != null) { GentableCanonical.Key(sb, ref first, "\"bigint\":"); GentableCanonical.WriteSigned(sb, r.Bigint_.Value); }
+                if (r.Bool_ != null) { GentableCanonical.Key(sb, ref first, "\"bool\":"); GentableCanonical.WriteSigned(sb, r.Bool_.Value); }
+                if (r.Boolean_ != null) { GentableCanonical.Key(sb, ref first, "\"boolean\":"); GentableCanonical.WriteSigned(sb, r.Boolean_.Value); }
+                if (r.Box_ != null) { GentableCanonical.Key(sb, ref first, "\"box\":"); GentableCanonical.WriteSigned(sb, r.Box_.Value); }
+                if (r.Break_ != null) { GentableCanonical.Key(sb, ref first, "\"break\":"); GentableCanonical.WriteSigned(sb, r.Break_.Value); }
+                if (r.By_ != null) { GentableCanonical.Key(sb, ref first, "\"by\":"); GentableCanonical.WriteSigned(sb, r.By_.Value); }
+                if (r.Byte_ != null) { GentableCanonical.Key(sb, ref first, "\"byte\":"); GentableCanonical.WriteSigned(sb, r.Byte_.Value); }
+                if (r.Candidate_ != null) { GentableCanonical.Key(sb, ref first, "\"candidate\":"); GentableCanonical.WriteSigned(sb, r.Candidate_.Value); }
+                if (r.Case_ != null) { GentableCanonical.Key(sb, ref first, "\"case\":"); GentableCanonical.WriteSigned(sb, r.Case_.Value); }
+                if (r.Catch_ != null) { GentableCanonical.Key(sb, ref first, "\"catch\":"); GentableCanonical.WriteSigned(sb, r.Catch_.Value); }
+                if (r.Char_ != null) { GentableCanonical.Key(sb, ref first, "\"char\":"); GentableCanonical.WriteSigned(sb, r.Char_.Value); }
+                if (r.Checked_ != null) { GentableCanonical.Key(sb, ref first, "\"checked\":"); GentableCanonical.WriteSigned(sb, r.Checked_.Value); }
+                if (r.Class_ != null) { GentableCanonical.Key(sb, ref first, "\"class\":"); GentableCanonical.WriteSigned(sb, r.Class_.Value); }
+                if (r.Console_ != null) { GentableCanonical.Key(sb, ref first, "\"console\":"); GentableCanonical.WriteSigned(sb, r.Console_.Value); }
+                if (r.Const_ != null) { GentableCanonical.Key(sb, ref first, "\"const\":"); GentableCanonical.WriteSigned(sb, r.Const_.Value); }
+                if (r.Constructor_ != null) { GentableCanonical.Key(sb, ref first, "\"constructor\":"); GentableCanonical.WriteSigned(sb, r.Constructor_.Value); }
+                if (r.Continue_ != null) { GentableCanonical.Key(sb, ref first, "\"continue\":"); GentableCanonical.WriteSigned(sb, r.Continue_.Value); }
+                if (r.Core_ != null) { GentableCanonical.Key(sb, ref first, "\"core\":"); GentableCanonical.WriteSigned(sb, r.Core_.Value); }
+                if (r.Crate_ != null) { GentableCanonical.Key(sb, ref first, "\"crate\":"); GentableCanonical.WriteSigned(sb, r.Crate_.Value); }
+                if (r.Debugger_ != null) { GentableCanonical.Key(sb, ref first, "\"debugger\":"); GentableCanonical.WriteSigned(sb, r.Debugger_.Value); }
+                if (r.Decimal_ != null) { GentableCanonical.Key(sb, ref first, "\"decimal\":"); GentableCanonical.WriteSigned(sb, r.Decimal_.Value); }
+                if (r.Declare_ != null) { GentableCanonical.Key(sb, ref first, "\"declare\":"); GentableCanonical.WriteSigned(sb, r.Declare_.Value); }
+                if (r.Delegate_ != null) { GentableCanonical.Key(sb, ref first, "\"delegate\":"); GentableCanonical.WriteSigned(sb, r.Delegate_.Value); }
+                if (r.Delete_ != null) { GentableCanonical.Key(sb, ref first, "\"delete\":"); GentableCanonical.WriteSigned(sb, r.Delete_.Value); }
+                if (r.Descending_ != null) { GentableCanonical.Key(sb, ref first, "\"descending\":"); GentableCanonical.WriteSigned(sb, r.Descending_.Value); }
+                if (r.Do_ != null) { GentableCanonical.Key(sb, ref first, "\"do\":"); GentableCanonical.WriteSigned(sb, r.Do_.Value); }
+                if (r.Double_ != null) { GentableCanonical.Key(sb, ref first, "\"double\":"); GentableCanonical.WriteSigned(sb, r.Double_.Value); }
+                if (r.Dyn_ != null) { GentableCanonical.Key(sb, ref first, "\"dyn\":"); GentableCanonical.WriteSigned(sb, r.Dyn_.Value); }
+                if (r.Dynamic_ != null) { GentableCanonical.Key(sb, ref first, "\"dynamic\":"); GentableCanonical.WriteSigned(sb, r.Dynamic_.Value); }
+                if (r.Else_ != null) { GentableCanonical.Key(sb, ref first, "\"else\":"); GentableCanonical.WriteSigned(sb, r.Else_.Value); }
+                if (r.Enum_ != null) { GentableCanonical.Key(sb, ref first, "\"enum\":"); GentableCanonical.WriteSigned(sb, r.Enum_.Value); }
+                if (r.Equals__ != null) { GentableCanonical.Key(sb, ref first, "\"equals\":"); GentableCanonical.WriteSigned(sb, r.Equals__.Value); }
+                if (r.Eval_ != null) { GentableCanonical.Key(sb, ref first, "\"eval\":"); GentableCanonical.WriteSigned(sb, r.Eval_.Value); }
+                if (r.Event_ != null) { GentableCanonical.Key(sb, ref first, "\"event\":"); GentableCanonical.WriteSigned(sb, r.Event_.Value); }
+                if (r.Explicit_ != null) { GentableCanonical.Key(sb, ref first, "\"explicit\":"); GentableCanonical.WriteSigned(sb, r.Explicit_.Value); }
+                if (r.Export_ != null) { GentableCanonical.Key(sb, ref first, "\"export\":"); GentableCanonical.WriteSigned(sb, r.Export_.Value); }
+                if (r.Extends_ != null) { GentableCanonical.Key(sb, ref first, "\"extends\":"); GentableCanonical.WriteSigned(sb, r.Extends_.Value); }
+                if (r.Extern_ != null) { GentableCanonical.Key(sb, ref first, "\"extern\":"); GentableCanonical.WriteSigned(sb, r.Extern_.Value); }
+                if (r.F32_ != null) { GentableCanonical.Key(sb, ref first, "\"f32\":"); GentableCanonical.WriteSigned(sb, r.F32_.Value); }
+                if (r.F64_ != null) { GentableCanonical.Key(sb, ref first, "\"f64\":"); GentableCanonical.WriteSigned(sb, r.F64_.Value); }
+                if (r.False_ != null) { GentableCanonical.Key(sb, ref first, "\"false\":"); GentableCanonical.WriteSigned(sb, r.False_.Value); }
+                if (r.Field_ != null) { GentableCanonical.Key(sb, ref first, "\"field\":"); GentableCanonical.WriteSigned(sb, r.Field_.Value); }
+                if (r.File_ != null) { GentableCanonical.Key(sb, ref first, "\"file\":"); GentableCanonical.WriteSigned(sb, r.File_.Value); }
+                if (r.Final_ != null) { GentableCanonical.Key(sb, ref first, "\"final\":"); GentableCanonical.WriteSigned(sb, r.Final_.Value); }
+                if (r.Finally_ != null) { GentableCanonical.Key(sb, ref first, "\"finally\":"); GentableCanonical.WriteSigned(sb, r.Finally_.Value); }
+                if (r.Fixed_ != null) { GentableCanonical.Key(sb, ref first, "\"fixed\":"); GentableCanonical.WriteSigned(sb, r.Fixed_.Value); }
+                if (r.Float_ != null) { GentableCanonical.Key(sb, ref first, "\"float\":"); GentableCanonical.WriteSigned(sb, r.Float_.Value); }
+                if (r.Fn_ != null) { GentableCanonical.Key(sb, ref first, "\"fn\":"); GentableCanonical.WriteSigned(sb, r.Fn_.Value); }
+                if (r.For_ != null) { GentableCanonical.Key(sb, ref first, "\"for\":"); GentableCanonical.WriteSigned(sb, r.For_.Value); }
+                if (r.Foreach_ != null) { GentableCanonical.Key(sb, ref first, "\"foreach\":"); GentableCanonical.WriteSigned(sb, r.Foreach_.Value); }
+                if (r.Found_ != null) { GentableCanonical.Key(sb, ref first, "\"found\":"); GentableCanonical.WriteSigned(sb, r.Found_.Value); }
+                if (r.Function_ != null) { GentableCanonical.Key(sb, ref first, "\"function\":"); GentableCanonical.WriteSigned(sb, r.Function_.Value); }
+                if (r.Gen_ != null) { GentableCanonical.Key(sb, ref first, "\"gen\":"); GentableCanonical.WriteSigned(sb, r.Gen_.Value); }
+                if (r.GentableRow_ != null) { GentableCanonical.Key(sb, ref first, "\"gentableRow\":"); GentableCanonical.WriteSigned(sb, r.GentableRow_.Value); }
+                if (r.Get_ != null) { GentableCanonical.Key(sb, ref first, "\"get\":"); GentableCanonical.WriteSigned(sb, r.Get_.Value); }
+                if (r.Global_ != null) { GentableCanonical.Key(sb, ref first, "\"global\":"); GentableCanonical.WriteSigned(sb, r.Global_.Value); }
+                if (r.GlobalThis_ != null) { GentableCanonical.Key(sb, ref first, "\"globalThis\":"); GentableCanonical.WriteSigned(sb, r.GlobalThis_.Value); }
+                if (r.Goto_ != null) { GentableCanonical.Key(sb, ref first, "\"goto\":"); GentableCanonical.WriteSigned(sb, r.Goto_.Value); }
+                if (r.Group_ != null) { GentableCanonical.Key(sb, ref first, "\"group\":"); GentableCanonical.WriteSigned(sb, r.Group_.Value); }
+                if (r.Has_ != null) { GentableCanonical.Key(sb, ref first, "\"has\":"); GentableCanonical.WriteSigned(sb, r.Has_.Value); }
+                if (r.HasOwnProperty_ != null) { GentableCanonical.Key(sb, ref first, "\"hasOwnProperty\":"); GentableCanonical.WriteSigned(sb, r.HasOwnProperty_.Value); }
+                if (r.I128_ != null) { GentableCanonical.Key(sb, ref first, "\"i128\":"); GentableCanonical.WriteSigned(sb, r.I128_.Value); }
+                if (r.I16_ != null) { GentableCanonical.Key(sb, ref first, "\"i16\":"); GentableCanonical.WriteSigned(sb, r.I16_.Value); }
+                if (r.I32_ != null) { GentableCanonical.Key(sb, ref first, "\"i32\":"); GentableCanonical.WriteSigned(sb, r.I32_.Value); }
+                if (r.I64_ != null) { GentableCanonical.Key(sb, ref first, "\"i64\":"); GentableCanonical.WriteSigned(sb, r.I64_.Value); }
+                if (r.I8_ != null) { GentableCanonical.Key(sb, ref first, "\"i8\":"); GentableCanonical.WriteSigned(sb, r.I8_.Value); }
+                if (r.If_ != null) { GentableCanonical.Key(sb, ref first, "\"if\":"); GentableCanonical.WriteSigned(sb, r.If_.Value); }
+                if (r.Impl_ != null) { GentableCanonical.Key(sb, ref first, "\"impl\":"); GentableCanonical.WriteSigned(sb, r.Impl_.Value); }
+                if (r.Implements_ != null) { GentableCanonical.Key(sb, ref first, "\"implements\":"); GentableCanonical.WriteSigned(sb, r.Implements_.Value); }
+                if (r.Implicit_ != null) { GentableCanonical.Key(sb, ref first, "\"implicit\":"); GentableCanonical.WriteSigned(sb, r.Implicit_.Value); }
+                if (r.Import_ != null) { GentableCanonical.Key(sb, ref first, "\"import\":"); GentableCanonical.WriteSigned(sb, r.Import_.Value); }
+                if (r.In_ != null) { GentableCanonical.Key(sb, ref first, "\"in\":"); GentableCanonical.WriteSigned(sb, r.In_.Value); }
+                if (r.Infer_ != null) { GentableCanonical.Key(sb, ref first, "\"infer\":"); GentableCanonical.WriteSigned(sb, r.Infer_.Value); }
+                if (r.Init_ != null) { GentableCanonical.Key(sb, ref first, "\"init\":"); GentableCanonical.WriteSigned(sb, r.Init_.Value); }
+                if (r.Instanceof_ != null) { GentableCanonical.Key(sb, ref first, "\"instanceof\":"); GentableCanonical.WriteSigned(sb, r.Instanceof_.Value); }
+                if (r.Int_ != null) { GentableCanonical.Key(sb, ref first, "\"int\":"); GentableCanonical.WriteSigned(sb, r.Int_.Value); }
+                if (r.Interface_ != null) { GentableCanonical.Key(sb, ref first, "\"interface\":"); GentableCanonical.WriteSigned(sb, r.Interface_.Value); }
+                if (r.Internal_ != null) { GentableCanonical.Key(sb, ref first, "\"internal\":"); GentableCanonical.WriteSigned(sb, r.Internal_.Value); }
+                if (r.Intrinsic_ != null) { GentableCanonical.Key(sb, ref first, "\"intrinsic\":"); GentableCanonical.WriteSigned(sb, r.Intrinsic_.Value); }
+                if (r.Is_ != null) { GentableCanonical.Key(sb, ref first, "\"is\":"); GentableCanonical.WriteSigned(sb, r.Is_.Value); }
+                if (r.IsPrototypeOf_ != null) { GentableCanonical.Key(sb, ref first, "\"isPrototypeOf\":"); GentableCanonical.WriteSigned(sb, r.IsPrototypeOf_.Value); }
+                if (r.Isize_ != null) { GentableCanonical.Key(sb, ref first, "\"isize\":"); GentableCanonical.WriteSigned(sb, r.Isize_.Value); }
+                if (r.Join_ != null) { GentableCanonical.Key(sb, ref first, "\"join\":"); GentableCanonical.WriteSigned(sb, r.Join_.Value); }
+                if (r.Key_ != null) { GentableCanonical.Key(sb, ref first, "\"key\":"); GentableCanonical.WriteSigned(sb, r.Key_.Value); }
+                if (r.Keyof_ != null) { GentableCanonical.Key(sb, ref first, "\"keyof\":"); GentableCanonical.WriteSigned(sb, r.Keyof_.Value); }
+                GentableCanonical.Key(sb, ref first, "\"kind\":"); sb.Append("\"WideKind\"");
+                if (r.Let_ != null) { GentableCanonical.Key(sb, ref first, "\"let\":"); GentableCanonical.WriteSigned(sb, r.Let_.Value); }
+                if (r.Lib_ != null) { GentableCanonical.Key(sb, ref first, "\"lib\":"); GentableCanonical.WriteSigned(sb, r.Lib_.Value); }
+                if (r.List_ != null) { GentableCanonical.Key(sb, ref first, "\"list\":"); GentableCanonical.WriteSigned(sb, r.List_.Value); }
+                if (r.Lock_ != null) { GentableCanonical.Key(sb, ref first, "\"lock\":"); GentableCanonical.WriteSigned(sb, r.Lock_.Value); }
+                if (r.Long_ != null) { GentableCanonical.Key(sb, ref first, "\"long\":"); GentableCanonical.WriteSigned(sb, r.Long_.Value); }
+                if (r.Loop_ != null) { GentableCanonical.Key(sb, ref first, "\"loop\":"); GentableCanonical.WriteSigned(sb, r.Loop_.Value); }
+                if (r.Macro_ != null) { GentableCanonical.Key(sb, ref first, "\"macro\":"); GentableCanonical.WriteSigned(sb, r.Macro_.Value); }
+                if (r.MacroRules_ != null) { GentableCanonical.Key(sb, ref first, "\"macro_rules\":"); GentableCanonical.WriteSigned(sb, r.MacroRules_.Value); }
+                if (r.Main_ != null) { GentableCanonical.Key(sb, ref first, "\"main\":"); GentableCanonical.WriteSigned(sb, r.Main_.Value); }
+                if (r.Managed_ != null) { GentableCanonical.Key(sb, ref first, "\"managed\":"); GentableCanonical.WriteSigned(sb, r.Managed_.Value); }
+                if (r.Match_ != null) { GentableCanonical.Key(sb, ref first, "\"match\":"); GentableCanonical.WriteSigned(sb, r.Match_.Value); }
+                if (r.Mod_ != null) { GentableCanonical.Key(sb, ref first, "\"mod\":"); GentableCanonical.WriteSigned(sb, r.Mod_.Value); }
+                if (r.Module_ != null) { GentableCanonical.Key(sb, ref first, "\"module\":"); GentableCanonical.WriteSigned(sb, r.Module_.Value); }
+                if (r.Move_ != null) { GentableCanonical.Key(sb, ref first, "\"move\":"); GentableCanonical.WriteSigned(sb, r.Move_.Value); }
+                if (r.Mut_ != null) { GentableCanonical.Key(sb, ref first, "\"mut\":"); GentableCanonical.WriteSigned(sb, r.Mut_.Value); }
+                if (r.Nameof_ != null) { GentableCanonical.Key(sb, ref first, "\"nameof\":"); GentableCanonical.WriteSigned(sb, r.Nameof_.Value); }
+                if (r.Namespace_ != null) { GentableCanonical.Key(sb, ref first, "\"namespace\":"); GentableCanonical.WriteSigned(sb, r.Namespace_.Value); }
+                if (r.Never_ != null) { GentableCanonical.Key(sb, ref first, "\"never\":"); GentableCanonical.WriteSigned(sb, r.Never_.Value); }
+                if (r.New_ != null) { GentableCanonical.Key(sb, ref first, "\"new\":"); GentableCanonical.WriteSigned(sb, r.New_.Value); }
+                if (r.Nint_ != null) { GentableCanonical.Key(sb, ref first, "\"nint\":"); GentableCanonical.WriteSigned(sb, r.Nint_.Value); }
+                if (r.Not_ != null) { GentableCanonical.Key(sb, ref first, "\"not\":"); GentableCanonical.WriteSigned(sb, r.Not_.Value); }
+                if (r.Nuint_ != null) { GentableCanonical.Key(sb, ref first, "\"nuint\":"); GentableCanonical.WriteSigned(sb, r.Nuint_.Value); }
+                if (r.Null_ != null) { GentableCanonical.Key(sb, ref first, "\"null\":"); GentableCanonical.WriteSigned(sb, r.Null_.Value); }
+                if (r.Number_ != null) { GentableCanonical.Key(sb, ref first, "\"number\":"); GentableCanonical.WriteSigned(sb, r.Number_.Value); }
+                if (r.Object_ != null) { GentableCanonical.Key(sb, ref first, "\"object\":"); GentableCanonical.WriteSigned(sb, r.Object_.Value); }
+                if (r.Of_ != null) { GentableCanonical.Key(sb, ref first, "\"of\":"); GentableCanonical.WriteSigned(sb, r.Of_.Value); }
+                if (r.On_ != null) { GentableCanonical.Key(sb, ref first, "\"on\":"); GentableCanonical.WriteSigned(sb, r.On_.Value); }
+                if (r.Operator_ != null) { GentableCanonical.Key(sb, ref first, "\"operator\":"); GentableCanonical.WriteSigned(sb, r.Operator_.Value); }
+                if (r.Or_ != null) { GentableCanonical.Key(sb, ref first, "\"or\":"); GentableCanonical.WriteSigned(sb, r.Or_.Value); }
+                if (r.Orderby_ != null) { GentableCanonical.Key(sb, ref first, "\"orderby\":"); GentableCanonical.WriteSigned(sb, r.Orderby_.Value); }
+                if (r.Out_ != null) { GentableCanonical.Key(sb, ref first, "\"out\":"); GentableCanonical.WriteSigned(sb, r.Out_.Value); }
+                if (r.Override_ != null) { GentableCanonical.Key(sb, ref first, "\"override\":"); GentableCanonical.WriteSigned(sb, r.Override_.Value); }
+                if (r.Package_ != null) { GentableCanonical.Key(sb, ref first, "\"package\":"); GentableCanonical.WriteSigned(sb, r.Package_.Value); }
+                if (r.Params_ != null) { GentableCanonical.Key(sb, ref first, "\"params\":"); GentableCanonical.WriteSigned(sb, r.Params_.Value); }
+                if (r.Partial_ != null) { GentableCanonical.Key(sb, ref first, "\"partial\":"); GentableCanonical.WriteSigned(sb, r.Partial_.Value); }
+                if (r.Parts_ != null) { GentableCanonical.Key(sb, ref first, "\"parts\":"); GentableCanonical.WriteSigned(sb, r.Parts_.Value); }
+                if (r.Priv_ != null) { GentableCanonical.Key(sb, ref first, "\"priv\":"); GentableCanonical.WriteSigned(sb, r.Priv_.Value); }
+                if (r.Private_ != null) { GentableCanonical.Key(sb, ref first, "\"private\":"); GentableCanonical.WriteSigned(sb, r.Private_.Value); }
+                if (r.ProcMacro_ != null) { GentableCanonical.Key(sb, ref first, "\"proc_macro\":"); GentableCanonical.WriteSigned(sb, r.ProcMacro_.Value); }
+                if (r.Process_ != null) { GentableCanonical.Key(sb, ref first, "\"process\":"); GentableCanonical.WriteSigned(sb, r.Process_.Value); }
+                if (r.PropertyIsEnumerable_ != null) { GentableCanonical.Key(sb, ref first, "\"propertyIsEnumerable\":"); GentableCanonical.WriteSigned(sb, r.PropertyIsEnumerable_.Value); }
+                if (r.Protected_ != null) { GentableCanonical.Key(sb, ref first, "\"protected\":"); GentableCanonical.WriteSigned(sb, r.Protected_.Value); }
+                if (r.Prototype_ != null) { GentableCanonical.Key(sb, ref first, "\"prototype\":"); GentableCanonical.WriteSigned(sb, r.Prototype_.Value); }
+                if (r.Pub_ != null) { GentableCanonical.Key(sb, ref first, "\"pub\":"); GentableCanonical.WriteSigned(sb, r.Pub_.Value); }
+                if (r.Public_ != null) { GentableCanonical.Key(sb, ref first, "\"public\":"); GentableCanonical.WriteSigned(sb, r.Public_.Value); }
+                if (r.Raw_ != null) { GentableCanonical.Key(sb, ref first, "\"raw\":"); GentableCanonical.WriteSigned(sb, r.Raw_.Value); }
+                if (r.Readonly_ != null) { GentableCanonical.Key(sb, ref first, "\"readonly\":"); GentableCanonical.WriteSigned(sb, r.Readonly_.Value); }
+                if (r.Record_ != null) { GentableCanonical.Key(sb, ref first, "\"record\":"); GentableCanonical.WriteSigned(sb, r.Record_.Value); }
+                if (r.Ref_ != null) { GentableCanonical.Key(sb, ref first, "\"ref\":"); GentableCanonical.WriteSigned(sb, r.Ref_.Value); }
+                if (r.Remove_ != null) { GentableCanonical.Key(sb, ref first, "\"remove\":"); GentableCanonical.WriteSigned(sb, r.Remove_.Value); }
+                if (r.Require_ != null) { GentableCanonical.Key(sb, ref first, "\"require\":"); GentableCanonical.WriteSigned(sb, r.Require_.Value); }
+                if (r.Required_ != null) { GentableCanonical.Key(sb, ref first, "\"required\":"); GentableCanonical.WriteSigned(sb, r.Required_.Value); }
+                if (r.Return_ != null) { GentableCanonical.Key(sb, ref first, "\"return\":"); GentableCanonical.WriteSigned(sb, r.Return_.Value); }
+                if (r.Row_ != null) { GentableCanonical.Key(sb, ref first, "\"row\":"); GentableCanonical.WriteSigned(sb, r.Row_.Value); }
+                if (r.Rows_ != null) { GentableCanonical.Key(sb, ref first, "\"rows\":"); GentableCanonical.WriteSigned(sb, r.Rows_.Value); }
+                if (r.Safe_ != null) { GentableCanonical.Key(sb, ref first, "\"safe\":"); GentableCanonical.WriteSigned(sb, r.Safe_.Value); }
+                if (r.Satisfies_ != null) { GentableCanonical.Key(sb, ref first, "\"satisfies\":"); GentableCanonical.WriteSigned(sb, r.Satisfies_.Value); }
+                if (r.Sbyte_ != null) { GentableCanonical.Key(sb, ref first, "\"sbyte\":"); GentableCanonical.WriteSigned(sb, r.Sbyte_.Value); }
+                if (r.Scoped_ != null) { GentableCanonical.Key(sb, ref first, "\"scoped\":"); GentableCanonical.WriteSigned(sb, r.Scoped_.Value); }
+                if (r.Sealed_ != null) { GentableCanonical.Key(sb, ref first, "\"sealed\":"); GentableCanonical.WriteSigned(sb, r.Sealed_.Value); }
+                if (r.Select_ != null) { GentableCanonical.Key(sb, ref first, "\"select\":"); GentableCanonical.WriteSigned(sb, r.Select_.Value); }
+                if (r.Self_ != null) { GentableCanonical.Key(sb, ref first, "\"self\":"); GentableCanonical.WriteSigned(sb, r.Self_.Value); }
+                if (r.Set_ != null) { GentableCanonical.Key(sb, ref first, "\"set\":"); GentableCanonical.WriteSigned(sb, r.Set_.Value); }
+                if (r.Short_ != null) { GentableCanonical.Key(sb, ref first, "\"short\":"); GentableCanonical.WriteSigned(sb, r.Short_.Value); }
+                if (r.Sizeof_ != null) { GentableCanonical.Key(sb, ref first, "\"sizeof\":"); GentableCanonical.WriteSigned(sb, r.Sizeof_.Value); }
+                if (r.Stackalloc_ != null) { GentableCanonical.Key(sb, ref first, "\"stackalloc\":"); GentableCanonical.WriteSigned(sb, r.Stackalloc_.Value); }
+                if (r.Static_ != null) { GentableCanonical.Key(sb, ref first, "\"static\":"); GentableCanonical.WriteSigned(sb, r.Static_.Value); }
+                if (r.Std_ != null) { GentableCanonical.Key(sb, ref first, "\"std\":"); GentableCanonical.WriteSigned(sb, r.Std_.Value); }
+                if (r.Str_ != null) { GentableCanonical.Key(sb, ref first, "\"str\":"); GentableCanonical.WriteSigned(sb, r.Str_.Value); }
+                if (r.Struct_ != null) { GentableCanonical.Key(sb, ref first, "\"struct\":"); GentableCanonical.WriteSigned(sb, r.Struct_.Value); }
+                if (r.Super_ != null) { GentableCanonical.Key(sb, ref first, "\"super\":"); GentableCanonical.WriteSigned(sb, r.Super_.Value); }
+                if (r.Switch_ != null) { GentableCanonical.Key(sb, ref first, "\"switch\":"); GentableCanonical.WriteSigned(sb, r.Switch_.Value); }
+                if (r.Symbol_ != null) { GentableCanonical.Key(sb, ref first, "\"symbol\":"); GentableCanonical.WriteSigned(sb, r.Symbol_.Value); }
+                if (r.Table_ != null) { GentableCanonical.Key(sb, ref first, "\"table\":"); GentableCanonical.WriteSigned(sb, r.Table_.Value); }
+                if (r.Test_ != null) { GentableCanonical.Key(sb, ref first, "\"test\":"); GentableCanonical.WriteSigned(sb, r.Test_.Value); }
+                if (r.This_ != null) { GentableCanonical.Key(sb, ref first, "\"this\":"); GentableCanonical.WriteSigned(sb, r.This_.Value); }
+                if (r.Throw_ != null) { GentableCanonical.Key(sb, ref first, "\"throw\":"); GentableCanonical.WriteSigned(sb, r.Throw_.Value); }
+                if (r.ToLocaleString_ != null) { GentableCanonical.Key(sb, ref first, "\"toLocaleString\":"); GentableCanonical.WriteSigned(sb, r.ToLocaleString_.Value); }
+                if (r.Trait_ != null) { GentableCanonical.Key(sb, ref first, "\"trait\":"); GentableCanonical.WriteSigned(sb, r.Trait_.Value); }
+                if (r.True_ != null) { GentableCanonical.Key(sb, ref first, "\"true\":"); GentableCanonical.WriteSigned(sb, r.True_.Value); }
+                if (r.Try_ != null) { GentableCanonical.Key(sb, ref first, "\"try\":"); GentableCanonical.WriteSigned(sb, r.Try_.Value); }
+                if (r.Type_ != null) { GentableCanonical.Key(sb, ref first, "\"type\":"); GentableCanonical.WriteSigned(sb, r.Type_.Value); }
+                if (r.Typeof_ != null) { GentableCanonical.Key(sb, ref first, "\"typeof\":"); GentableCanonical.WriteSigned(sb, r.Typeof_.Value); }
+                if (r.U128_ != null) { GentableCanonical.Key(sb, ref first, "\"u128\":"); GentableCanonical.WriteSigned(sb, r.U128_.Value); }
+                if (r.U16_ != null) { GentableCanonical.Key(sb, ref first, "\"u16\":"); GentableCanonical.WriteSigned(sb, r.U16_.Value); }
+                if (r.U32_ != null) { GentableCanonical.Key(sb, ref first, "\"u32\":"); GentableCanonical.WriteSigned(sb, r.U32_.Value); }
+                if (r.U64_ != null) { GentableCanonical.Key(sb, ref first, "\"u64\":"); GentableCanonical.WriteSigned(sb, r.U64_.Value); }
+                if (r.U8_ != null) { GentableCanonical.Key(sb, ref first, "\"u8\":"); GentableCanonical.WriteSigned(sb, r.U8_.Value); }
+                if (r.Uint_ != null) { GentableCanonical.Key(sb, ref first, "\"uint\":"); GentableCanonical.WriteSigned(sb, r.Uint_.Value); }
+                if (r.Ulong_ != null) { GentableCanonical.Key(sb, ref first, "\"ulong\":"); GentableCanonical.WriteSigned(sb, r.Ulong_.Value); }
+                if (r.Unchecked_ != null) { GentableCanonical.Key(sb, ref first, "\"unchecked\":"); GentableCanonical.WriteSigned(sb, r.Unchecked_.Value); }
+                if (r.Undefined_ != null) { GentableCanonical.Key(sb, ref first, "\"undefined\":"); GentableCanonical.WriteSigned(sb, r.Undefined_.Value); }
+                if (r.Union_ != null) { GentableCanonical.Key(sb, ref first, "\"union\":"); GentableCanonical.WriteSigned(sb, r.Union_.Value); }
+                if (r.Unique_ != null) { GentableCanonical.Key(sb, ref first, "\"unique\":"); GentableCanonical.WriteSigned(sb, r.Unique_.Value); }
+                if (r.Unknown_ != null) { GentableCanonical.Key(sb, ref first, "\"unknown\":"); GentableCanonical.WriteSigned(sb, r.Unknown_.Value); }
+                if (r.Unmanaged_ != null) { GentableCanonical.Key(sb, ref first, "\"unmanaged\":"); GentableCanonical.WriteSigned(sb, r.Unmanaged_.Value); }
+                if (r.Unsafe_ != null) { GentableCanonical.Key(sb, ref first, "\"unsafe\":"); GentableCanonical.WriteSigned(sb, r.Unsafe_.Value); }
+                if (r.Unsized_ != null) { GentableCanonical.Key(sb, ref first, "\"unsized\":"); GentableCanonical.WriteSigned(sb, r.Unsized_.Value); }
+                if (r.Use_ != null) { GentableCanonical.Key(sb, ref first, "\"use\":"); GentableCanonical.WriteSigned(sb, r.Use_.Value); }
+                if (r.Ushort_ != null) { GentableCanonical.Key(sb, ref first, "\"ushort\":"); GentableCanonical.WriteSigned(sb, r.Ushort_.Value); }
+                if (r.Using_ != null) { GentableCanonical.Key(sb, ref first, "\"using\":"); GentableCanonical.WriteSigned(sb, r.Using_.Value); }
+                if (r.Usize_ != null) { GentableCanonical.Key(sb, ref first, "\"usize\":"); GentableCanonical.WriteSigned(sb, r.Usize_.Value); }
+                if (r.Value_ != null) { GentableCanonical.Key(sb, ref first, "\"value\":"); GentableCanonical.WriteSigned(sb, r.Value_.Value); }
+                if (r.ValueOf_ != null) { GentableCanonical.Key(sb, ref first, "\"valueOf\":"); GentableCanonical.WriteSigned(sb, r.ValueOf_.Value); }
+                if (r.Var_ != null) { GentableCanonical.Key(sb, ref first, "\"var\":"); GentableCanonical.WriteSigned(sb, r.Var_.Value); }
+                if (r.Virtual_ != null) { GentableCanonical.Key(sb, ref first, "\"virtual\":"); GentableCanonical.WriteSigned(sb, r.Virtual_.Value); }
+                if (r.Void_ != null) { GentableCanonical.Key(sb, ref first, "\"void\":"); GentableCanonical.WriteSigned(sb, r.Void_.Value); }
+                if (r.Volatile_ != null) { GentableCanonical.Key(sb, ref first, "\"volatile\":"); GentableCanonical.WriteSigned(sb, r.Volatile_.Value); }
+                if (r.When_ != null) { GentableCanonical.Key(sb, ref first, "\"when\":"); GentableCanonical.WriteSigned(sb, r.When_.Value); }
+                if (r.Where_ != null) { GentableCanonical.Key(sb, ref first, "\"where\":"); GentableCanonical.WriteSigned(sb, r.Where_.Value); }
+                if (r.While_ != null) { GentableCanonical.Key(sb, ref first, "\"while\":"); GentableCanonical.WriteSigned(sb, r.While_.Value); }
+                if (r.With_ != null) { GentableCanonical.Key(sb, ref first, "\"with\":"); GentableCanonical.WriteSigned(sb, r.With_.Value); }
+                if (r.Yield_ != null) { GentableCanonical.Key(sb, ref first, "\"yield\":"); GentableCanonical.WriteSigned(sb, r.Yield_.Value); }
                 sb.Append('}');
                 return;
             }

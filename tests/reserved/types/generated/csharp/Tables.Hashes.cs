@@ -10,13 +10,13 @@ namespace Reserved.Types
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
+        public const string ContentHash = "7c092cf4b9d31b1f73cb1aabe271d2bb9ed61ecb6bb6fb64ef5bcf0cf03bb419";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
+        public const string ProjectHash = "7c092cf4b9d31b1f73cb1aabe271d2bb9ed61ecb6bb6fb64ef5bcf0cf03bb419";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -26,7 +26,7 @@ namespace Reserved.Types
         {
             switch (table)
             {
-                case "Members": return new[] { "531f75bd46ff05d0ec2c57a02a559f0814e80d26e3bb8967c2357ae4bcecbb3c", "87310037850efa98b0209e037137eaf63d1f198e6ea443c07d0d3dec85370836" };
+                case "Members": return new[] { "8c49be9d2b2661179a2e85f8136817cb8730913e6cd9537ef6c1f59065f68d50", "24a09b777700185b17e79271e401ac1034bc0ba0ff5e7d9171be71c26fac80ec" };
                 case "Records": return new[] { "bc4373cb9576e954dd34977735b73317918f7e0023eac4d3102e02bd78118644", "3a03fde0f1886ab4809a6896479a1f1b21358e82a63161a86c7e6b9194b54bdf" };
                 default: return null;
             }

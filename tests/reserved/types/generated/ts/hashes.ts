@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
+export const CONTENT_HASH = "7c092cf4b9d31b1f73cb1aabe271d2bb9ed61ecb6bb6fb64ef5bcf0cf03bb419";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "83e8d8e7d643bf5bca2b105946bf73248a2eb8c8074996e01f23013b4b8402a2";
+export const PROJECT_HASH = "7c092cf4b9d31b1f73cb1aabe271d2bb9ed61ecb6bb6fb64ef5bcf0cf03bb419";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -23,6 +23,6 @@ export interface TableHashes {
 
 /** Per table name: the hashes its data file's header carries. */
 export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, TableHashes>([
-  ["Members", { data: "531f75bd46ff05d0ec2c57a02a559f0814e80d26e3bb8967c2357ae4bcecbb3c", schema: "87310037850efa98b0209e037137eaf63d1f198e6ea443c07d0d3dec85370836" }],
+  ["Members", { data: "8c49be9d2b2661179a2e85f8136817cb8730913e6cd9537ef6c1f59065f68d50", schema: "24a09b777700185b17e79271e401ac1034bc0ba0ff5e7d9171be71c26fac80ec" }],
   ["Records", { data: "bc4373cb9576e954dd34977735b73317918f7e0023eac4d3102e02bd78118644", schema: "3a03fde0f1886ab4809a6896479a1f1b21358e82a63161a86c7e6b9194b54bdf" }],
 ]);

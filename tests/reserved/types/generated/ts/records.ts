@@ -15975,7 +15975,7 @@ export function writeYield(r: Yield): string {
 /**
  * Every reserved name as a kind.
  */
-export type Choice = ChoiceAs | ChoiceBreak | ChoiceConst | ChoiceContinue | ChoiceCrate | ChoiceElse | ChoiceEnum | ChoiceExtern | ChoiceFalse | ChoiceFn | ChoiceFor | ChoiceIf | ChoiceImpl | ChoiceIn | ChoiceLet | ChoiceLoop | ChoiceMatch | ChoiceMod | ChoiceMove | ChoiceMut | ChoicePub | ChoiceRef | ChoiceReturn | ChoiceSelf | ChoiceStatic | ChoiceStruct | ChoiceSuper | ChoiceTrait | ChoiceTrue | ChoiceType | ChoiceUnsafe | ChoiceUse | ChoiceWhere | ChoiceWhile | ChoiceAsync | ChoiceAwait | ChoiceDyn | ChoiceAbstract | ChoiceBecome | ChoiceBox | ChoiceDo | ChoiceFinal | ChoiceMacro | ChoiceOverride | ChoicePriv | ChoiceTypeof | ChoiceUnsized | ChoiceVirtual | ChoiceYield | ChoiceTry | ChoiceGen | ChoiceUnion | ChoiceMacroRules | ChoiceRaw | ChoiceSafe | ChoiceOption | ChoiceSome | ChoiceNone | ChoiceResult | ChoiceOk | ChoiceErr | ChoiceVec | ChoiceString_ | ChoiceToString | ChoiceToOwned | ChoiceClone | ChoiceCopy | ChoiceSend | ChoiceSync | ChoiceSized | ChoiceUnpin | ChoiceDrop | ChoiceFnMut | ChoiceFnOnce | ChoiceIterator_ | ChoiceIntoIterator | ChoiceDoubleEndedIterator | ChoiceExactSizeIterator | ChoiceExtend | ChoiceDefault | ChoiceEq | ChoicePartialEq | ChoiceOrd | ChoicePartialOrd | ChoiceAsRef | ChoiceAsMut | ChoiceInto | ChoiceFrom | ChoiceTryFrom | ChoiceTryInto | ChoiceFromIterator | ChoiceDebug | ChoiceHash | ChoiceDisplay | ChoiceLib | ChoiceMain | ChoiceCore | ChoiceStd | ChoiceAlloc | ChoiceProcMacro | ChoiceTest | ChoiceBool | ChoiceChar | ChoiceStr | ChoiceI8 | ChoiceI16 | ChoiceI32 | ChoiceI64 | ChoiceI128 | ChoiceIsize | ChoiceU8 | ChoiceU16 | ChoiceU32 | ChoiceU64 | ChoiceU128 | ChoiceUsize | ChoiceF32 | ChoiceF64 | ChoiceBase | ChoiceByte | ChoiceCase | ChoiceCatch | ChoiceChecked | ChoiceClass | ChoiceDecimal | ChoiceDelegate | ChoiceDouble | ChoiceEvent | ChoiceExplicit | ChoiceFinally | ChoiceFixed | ChoiceFloat | ChoiceForeach | ChoiceGoto | ChoiceImplicit | ChoiceInt | ChoiceInterface | ChoiceInternal | ChoiceIs | ChoiceLock | ChoiceLong | ChoiceNamespace | ChoiceNew | ChoiceNull | ChoiceObject_ | ChoiceOperator | ChoiceOut | ChoiceParams | ChoicePrivate | ChoiceProtected | ChoicePublic | ChoiceReadonly_ | ChoiceSbyte | ChoiceSealed | ChoiceShort | ChoiceSizeof | ChoiceStackalloc | ChoiceSwitch | ChoiceThis | ChoiceThrow | ChoiceUint | ChoiceUlong | ChoiceUnchecked | ChoiceUshort | ChoiceUsing | ChoiceVoid | ChoiceVolatile | ChoiceAdd | ChoiceAlias | ChoiceAscending | ChoiceBy | ChoiceDescending | ChoiceDynamic | ChoiceEquals | ChoiceGet | ChoiceGlobal | ChoiceGroup | ChoiceJoin | ChoiceNameof | ChoiceOn | ChoiceOrderby | ChoicePartial_ | ChoiceRemove | ChoiceSelect | ChoiceSet_ | ChoiceUnmanaged | ChoiceValue | ChoiceVar | ChoiceWhen | ChoiceRecord_ | ChoiceInit | ChoiceWith | ChoiceAnd | ChoiceOr | ChoiceNot | ChoiceNint | ChoiceNuint | ChoiceManaged | ChoiceRequired_ | ChoiceFile | ChoiceScoped | ChoiceField | ChoiceGetHashCode | ChoiceGetType | ChoiceFinalize | ChoiceMemberwiseClone | ChoiceReferenceEquals | ChoiceDebugger | ChoiceDelete | ChoiceExport | ChoiceExtends | ChoiceFunction_ | ChoiceImport | ChoiceInstanceof | ChoiceImplements | ChoicePackage | ChoiceAny | ChoiceBoolean_ | ChoiceConstructor | ChoiceDeclare | ChoiceModule | ChoiceRequire | ChoiceNumber_ | ChoiceSymbol_ | ChoiceOf | ChoiceBigint | ChoiceUndefined | ChoiceNever | ChoiceUnknown | ChoiceKeyof | ChoiceInfer | ChoiceUnique | ChoiceAccessor | ChoiceAsserts | ChoiceAssert | ChoiceIntrinsic | ChoiceSatisfies | ChoiceArguments | ChoiceEval | ChoiceProto | ChoicePrototype | ChoiceToLocaleString | ChoiceValueOf | ChoiceHasOwnProperty | ChoiceIsPrototypeOf | ChoicePropertyIsEnumerable | ChoiceArray_ | ChoiceArrayBuffer_ | ChoiceArrayLike_ | ChoiceBigInt_ | ChoiceBuffer_ | ChoiceDataView_ | ChoiceDate_ | ChoiceError_ | ChoiceEvalError_ | ChoiceExclude_ | ChoiceExtract_ | ChoiceInfinity_ | ChoiceInstanceType_ | ChoiceIntl_ | ChoiceIterable_ | ChoiceIterableIterator_ | ChoiceJson | ChoiceMap_ | ChoiceMath_ | ChoiceNaN_ | ChoiceNonNullable_ | ChoiceOmit_ | ChoiceParameters_ | ChoicePick_ | ChoicePromise_ | ChoicePropertyKey_ | ChoiceProxy_ | ChoiceRangeError_ | ChoiceReadonlyArray_ | ChoiceReadonlyMap_ | ChoiceReadonlySet_ | ChoiceReflect_ | ChoiceRegExp_ | ChoiceReturnType_ | ChoiceSyntaxError_ | ChoiceTextDecoder_ | ChoiceTextEncoder_ | ChoiceTypeError_ | ChoiceUriError | ChoiceUrl | ChoiceUint8array | ChoiceWeakMap_ | ChoiceWeakSet_ | ChoiceConsole | ChoiceGlobalThis | ChoiceProcess | ChoiceCon | ChoicePrn | ChoiceAux | ChoiceNul | ChoiceCom0 | ChoiceCom1 | ChoiceCom2 | ChoiceCom3 | ChoiceCom4 | ChoiceCom5 | ChoiceCom6 | ChoiceCom7 | ChoiceCom8 | ChoiceCom9 | ChoiceComU00b9 | ChoiceComU00b2 | ChoiceComU00b3 | ChoiceLpt0 | ChoiceLpt1 | ChoiceLpt2 | ChoiceLpt3 | ChoiceLpt4 | ChoiceLpt5 | ChoiceLpt6 | ChoiceLpt7 | ChoiceLpt8 | ChoiceLpt9 | ChoiceLptU00b9 | ChoiceLptU00b2 | ChoiceLptU00b3 | ChoiceConinU0024 | ChoiceConoutU0024 | ChoiceClockU0024 | ChoiceHas | ChoiceRow | ChoiceFound | ChoiceCandidate | ChoiceList | ChoiceGentableRow | ChoiceRows | ChoiceTable | ChoiceKey | ChoiceParts | ChoiceAt;
+export type Choice = ChoiceAs | ChoiceBreak | ChoiceConst | ChoiceContinue | ChoiceCrate | ChoiceElse | ChoiceEnum | ChoiceExtern | ChoiceFalse | ChoiceFn | ChoiceFor | ChoiceIf | ChoiceImpl | ChoiceIn | ChoiceLet | ChoiceLoop | ChoiceMatch | ChoiceMod | ChoiceMove | ChoiceMut | ChoicePub | ChoiceRef | ChoiceReturn | ChoiceSelf | ChoiceStatic | ChoiceStruct | ChoiceSuper | ChoiceTrait | ChoiceTrue | ChoiceType | ChoiceUnsafe | ChoiceUse | ChoiceWhere | ChoiceWhile | ChoiceAsync | ChoiceAwait | ChoiceDyn | ChoiceAbstract | ChoiceBecome | ChoiceBox | ChoiceDo | ChoiceFinal | ChoiceMacro | ChoiceOverride | ChoicePriv | ChoiceTypeof | ChoiceUnsized | ChoiceVirtual | ChoiceYield | ChoiceTry | ChoiceGen | ChoiceUnion | ChoiceMacroRules | ChoiceRaw | ChoiceSafe | ChoiceOption | ChoiceSome | ChoiceNone | ChoiceResult | ChoiceOk | ChoiceErr | ChoiceVec | ChoiceString_ | ChoiceToString | ChoiceToOwned | ChoiceClone | ChoiceCopy | ChoiceSend | ChoiceSync | ChoiceSized | ChoiceUnpin | ChoiceDrop | ChoiceFnMut | ChoiceFnOnce | ChoiceIterator_ | ChoiceIntoIterator | ChoiceDoubleEndedIterator | ChoiceExactSizeIterator | ChoiceExtend | ChoiceDefault | ChoiceEq | ChoicePartialEq | ChoiceOrd | ChoicePartialOrd | ChoiceAsRef | ChoiceAsMut | ChoiceInto | ChoiceFrom | ChoiceTryFrom | ChoiceTryInto | ChoiceFromIterator | ChoiceDebug | ChoiceHash | ChoiceDisplay | ChoiceLib | ChoiceMain | ChoiceCore | ChoiceStd | ChoiceAlloc | ChoiceProcMacro | ChoiceTest | ChoiceBool | ChoiceChar | ChoiceStr | ChoiceI8 | ChoiceI16 | ChoiceI32 | ChoiceI64 | ChoiceI128 | ChoiceIsize | ChoiceU8 | ChoiceU16 | ChoiceU32 | ChoiceU64 | ChoiceU128 | ChoiceUsize | ChoiceF32 | ChoiceF64 | ChoiceBase | ChoiceByte | ChoiceCase | ChoiceCatch | ChoiceChecked | ChoiceClass | ChoiceDecimal | ChoiceDelegate | ChoiceDouble | ChoiceEvent | ChoiceExplicit | ChoiceFinally | ChoiceFixed | ChoiceFloat | ChoiceForeach | ChoiceGoto | ChoiceImplicit | ChoiceInt | ChoiceInterface | ChoiceInternal | ChoiceIs | ChoiceLock | ChoiceLong | ChoiceNamespace | ChoiceNew | ChoiceNull | ChoiceObject_ | ChoiceOperator | ChoiceOut | ChoiceParams | ChoicePrivate | ChoiceProtected | ChoicePublic | ChoiceReadonly_ | ChoiceSbyte | ChoiceSealed | ChoiceShort | ChoiceSizeof | ChoiceStackalloc | ChoiceSwitch | ChoiceThis | ChoiceThrow | ChoiceUint | ChoiceUlong | ChoiceUnchecked | ChoiceUshort | ChoiceUsing | ChoiceVoid | ChoiceVolatile | ChoiceAdd | ChoiceAlias | ChoiceAscending | ChoiceBy | ChoiceDescending | ChoiceDynamic | ChoiceEquals | ChoiceGet | ChoiceGlobal | ChoiceGroup | ChoiceJoin | ChoiceNameof | ChoiceOn | ChoiceOrderby | ChoicePartial_ | ChoiceRemove | ChoiceSelect | ChoiceSet_ | ChoiceUnmanaged | ChoiceValue | ChoiceVar | ChoiceWhen | ChoiceRecord_ | ChoiceInit | ChoiceWith | ChoiceAnd | ChoiceOr | ChoiceNot | ChoiceNint | ChoiceNuint | ChoiceManaged | ChoiceRequired_ | ChoiceFile | ChoiceScoped | ChoiceField | ChoiceGetHashCode | ChoiceGetType | ChoiceFinalize | ChoiceMemberwiseClone | ChoiceReferenceEquals | ChoiceDebugger | ChoiceDelete | ChoiceExport | ChoiceExtends | ChoiceFunction_ | ChoiceImport | ChoiceInstanceof | ChoiceImplements | ChoicePackage | ChoiceAny | ChoiceBoolean_ | ChoiceConstructor | ChoiceDeclare | ChoiceModule | ChoiceRequire | ChoiceNumber_ | ChoiceSymbol_ | ChoiceOf | ChoiceBigint | ChoiceUndefined | ChoiceNever | ChoiceUnknown | ChoiceKeyof | ChoiceInfer | ChoiceUnique | ChoiceAccessor | ChoiceAsserts | ChoiceAssert | ChoiceIntrinsic | ChoiceSatisfies | ChoiceArguments | ChoiceEval | ChoiceProto | ChoicePrototype | ChoiceToLocaleString | ChoiceValueOf | ChoiceHasOwnProperty | ChoiceIsPrototypeOf | ChoicePropertyIsEnumerable | ChoiceArray_ | ChoiceArrayBuffer_ | ChoiceArrayLike_ | ChoiceBigInt_ | ChoiceBuffer_ | ChoiceDataView_ | ChoiceDate_ | ChoiceError_ | ChoiceEvalError_ | ChoiceExclude_ | ChoiceExtract_ | ChoiceInfinity_ | ChoiceInstanceType_ | ChoiceIntl_ | ChoiceIterable_ | ChoiceIterableIterator_ | ChoiceJson | ChoiceMap_ | ChoiceMath_ | ChoiceNaN_ | ChoiceNonNullable_ | ChoiceOmit_ | ChoiceParameters_ | ChoicePick_ | ChoicePromise_ | ChoicePropertyKey_ | ChoiceProxy_ | ChoiceRangeError_ | ChoiceReadonlyArray_ | ChoiceReadonlyMap_ | ChoiceReadonlySet_ | ChoiceReflect_ | ChoiceRegExp_ | ChoiceReturnType_ | ChoiceSyntaxError_ | ChoiceTextDecoder_ | ChoiceTextEncoder_ | ChoiceTypeError_ | ChoiceUriError | ChoiceUrl | ChoiceUint8array | ChoiceWeakMap_ | ChoiceWeakSet_ | ChoiceConsole | ChoiceGlobalThis | ChoiceProcess | ChoiceCon | ChoicePrn | ChoiceAux | ChoiceNul | ChoiceCom0 | ChoiceCom1 | ChoiceCom2 | ChoiceCom3 | ChoiceCom4 | ChoiceCom5 | ChoiceCom6 | ChoiceCom7 | ChoiceCom8 | ChoiceCom9 | ChoiceComU00b9 | ChoiceComU00b2 | ChoiceComU00b3 | ChoiceLpt0 | ChoiceLpt1 | ChoiceLpt2 | ChoiceLpt3 | ChoiceLpt4 | ChoiceLpt5 | ChoiceLpt6 | ChoiceLpt7 | ChoiceLpt8 | ChoiceLpt9 | ChoiceLptU00b9 | ChoiceLptU00b2 | ChoiceLptU00b3 | ChoiceConinU0024 | ChoiceConoutU0024 | ChoiceClockU0024 | ChoiceHas | ChoiceRow | ChoiceFound | ChoiceCandidate | ChoiceList | ChoiceGentableRow | ChoiceRows | ChoiceTable | ChoiceKey | ChoiceParts | ChoiceAt | ChoiceWideKind;
 
 export interface ChoiceAs {
   readonly kind: "as";
@@ -18329,8 +18329,2742 @@ export interface ChoiceAt {
 
 const FIELDS_ChoiceAt: readonly string[] = ["kind", "v"];
 
+export interface ChoiceWideKind {
+  readonly kind: "WideKind";
+  readonly as?: number;
+  readonly break?: number;
+  readonly const?: number;
+  readonly continue?: number;
+  readonly crate?: number;
+  readonly else?: number;
+  readonly enum?: number;
+  readonly extern?: number;
+  readonly false?: number;
+  readonly fn?: number;
+  readonly for?: number;
+  readonly if?: number;
+  readonly impl?: number;
+  readonly in?: number;
+  readonly let?: number;
+  readonly loop?: number;
+  readonly match?: number;
+  readonly mod?: number;
+  readonly move?: number;
+  readonly mut?: number;
+  readonly pub?: number;
+  readonly ref?: number;
+  readonly return?: number;
+  readonly self?: number;
+  readonly static?: number;
+  readonly struct?: number;
+  readonly super?: number;
+  readonly trait?: number;
+  readonly true?: number;
+  readonly type?: number;
+  readonly unsafe?: number;
+  readonly use?: number;
+  readonly where?: number;
+  readonly while?: number;
+  readonly async?: number;
+  readonly await?: number;
+  readonly dyn?: number;
+  readonly abstract?: number;
+  readonly become?: number;
+  readonly box?: number;
+  readonly do?: number;
+  readonly final?: number;
+  readonly macro?: number;
+  readonly override?: number;
+  readonly priv?: number;
+  readonly typeof?: number;
+  readonly unsized?: number;
+  readonly virtual?: number;
+  readonly yield?: number;
+  readonly try?: number;
+  readonly gen?: number;
+  readonly union?: number;
+  readonly macroRules?: number;
+  readonly raw?: number;
+  readonly safe?: number;
+  readonly option?: number;
+  readonly some?: number;
+  readonly none?: number;
+  readonly result?: number;
+  readonly ok?: number;
+  readonly err?: number;
+  readonly vec?: number;
+  readonly string?: number;
+  readonly toString?: number | undefined;
+  readonly toOwned?: number;
+  readonly clone?: number;
+  readonly copy?: number;
+  readonly send?: number;
+  readonly sync?: number;
+  readonly sized?: number;
+  readonly unpin?: number;
+  readonly drop?: number;
+  readonly fnMut?: number;
+  readonly fnOnce?: number;
+  readonly iterator?: number;
+  readonly intoIterator?: number;
+  readonly doubleEndedIterator?: number;
+  readonly exactSizeIterator?: number;
+  readonly extend?: number;
+  readonly default?: number;
+  readonly eq?: number;
+  readonly partialEq?: number;
+  readonly ord?: number;
+  readonly partialOrd?: number;
+  readonly asRef?: number;
+  readonly asMut?: number;
+  readonly into?: number;
+  readonly from?: number;
+  readonly tryFrom?: number;
+  readonly tryInto?: number;
+  readonly fromIterator?: number;
+  readonly debug?: number;
+  readonly hash?: number;
+  readonly display?: number;
+  readonly lib?: number;
+  readonly main?: number;
+  readonly core?: number;
+  readonly std?: number;
+  readonly alloc?: number;
+  readonly procMacro?: number;
+  readonly test?: number;
+  readonly bool?: number;
+  readonly char?: number;
+  readonly str?: number;
+  readonly i8?: number;
+  readonly i16?: number;
+  readonly i32?: number;
+  readonly i64?: number;
+  readonly i128?: number;
+  readonly isize?: number;
+  readonly u8?: number;
+  readonly u16?: number;
+  readonly u32?: number;
+  readonly u64?: number;
+  readonly u128?: number;
+  readonly usize?: number;
+  readonly f32?: number;
+  readonly f64?: number;
+  readonly base?: number;
+  readonly byte?: number;
+  readonly case?: number;
+  readonly catch?: number;
+  readonly checked?: number;
+  readonly class?: number;
+  readonly decimal?: number;
+  readonly delegate?: number;
+  readonly double?: number;
+  readonly event?: number;
+  readonly explicit?: number;
+  readonly finally?: number;
+  readonly fixed?: number;
+  readonly float?: number;
+  readonly foreach?: number;
+  readonly goto?: number;
+  readonly implicit?: number;
+  readonly int?: number;
+  readonly interface?: number;
+  readonly internal?: number;
+  readonly is?: number;
+  readonly lock?: number;
+  readonly long?: number;
+  readonly namespace?: number;
+  readonly new?: number;
+  readonly null?: number;
+  readonly object?: number;
+  readonly operator?: number;
+  readonly out?: number;
+  readonly params?: number;
+  readonly private?: number;
+  readonly protected?: number;
+  readonly public?: number;
+  readonly readonly?: number;
+  readonly sbyte?: number;
+  readonly sealed?: number;
+  readonly short?: number;
+  readonly sizeof?: number;
+  readonly stackalloc?: number;
+  readonly switch?: number;
+  readonly this?: number;
+  readonly throw?: number;
+  readonly uint?: number;
+  readonly ulong?: number;
+  readonly unchecked?: number;
+  readonly ushort?: number;
+  readonly using?: number;
+  readonly void?: number;
+  readonly volatile?: number;
+  readonly add?: number;
+  readonly alias?: number;
+  readonly ascending?: number;
+  readonly by?: number;
+  readonly descending?: number;
+  readonly dynamic?: number;
+  readonly equals?: number;
+  readonly get?: number;
+  readonly global?: number;
+  readonly group?: number;
+  readonly join?: number;
+  readonly nameof?: number;
+  readonly on?: number;
+  readonly orderby?: number;
+  readonly partial?: number;
+  readonly remove?: number;
+  readonly select?: number;
+  readonly set?: number;
+  readonly unmanaged?: number;
+  readonly value?: number;
+  readonly var?: number;
+  readonly when?: number;
+  readonly record?: number;
+  readonly init?: number;
+  readonly with?: number;
+  readonly and?: number;
+  readonly or?: number;
+  readonly not?: number;
+  readonly nint?: number;
+  readonly nuint?: number;
+  readonly managed?: number;
+  readonly required?: number;
+  readonly file?: number;
+  readonly scoped?: number;
+  readonly field?: number;
+  readonly getHashCode?: number;
+  readonly getType?: number;
+  readonly finalize?: number;
+  readonly memberwiseClone?: number;
+  readonly referenceEquals?: number;
+  readonly debugger?: number;
+  readonly delete?: number;
+  readonly export?: number;
+  readonly extends?: number;
+  readonly function?: number;
+  readonly import?: number;
+  readonly instanceof?: number;
+  readonly implements?: number;
+  readonly package?: number;
+  readonly any?: number;
+  readonly boolean?: number;
+  readonly constructor?: number | undefined;
+  readonly declare?: number;
+  readonly module?: number;
+  readonly require?: number;
+  readonly number?: number;
+  readonly symbol?: number;
+  readonly of?: number;
+  readonly bigint?: number;
+  readonly undefined?: number;
+  readonly never?: number;
+  readonly unknown?: number;
+  readonly keyof?: number;
+  readonly infer?: number;
+  readonly unique?: number;
+  readonly accessor?: number;
+  readonly asserts?: number;
+  readonly assert?: number;
+  readonly intrinsic?: number;
+  readonly satisfies?: number;
+  readonly arguments?: number;
+  readonly eval?: number;
+  readonly proto?: number;
+  readonly prototype?: number;
+  readonly toLocaleString?: number | undefined;
+  readonly valueOf?: number | undefined;
+  readonly hasOwnProperty?: number | undefined;
+  readonly isPrototypeOf?: number | undefined;
+  readonly propertyIsEnumerable?: number | undefined;
+  readonly array?: number;
+  readonly arrayBuffer?: number;
+  readonly arrayLike?: number;
+  readonly bigInt?: number;
+  readonly buffer?: number;
+  readonly dataView?: number;
+  readonly date?: number;
+  readonly error?: number;
+  readonly evalError?: number;
+  readonly exclude?: number;
+  readonly extract?: number;
+  readonly infinity?: number;
+  readonly instanceType?: number;
+  readonly intl?: number;
+  readonly iterable?: number;
+  readonly iterableIterator?: number;
+  readonly json?: number;
+  readonly map?: number;
+  readonly math?: number;
+  readonly naN?: number;
+  readonly nonNullable?: number;
+  readonly omit?: number;
+  readonly parameters?: number;
+  readonly pick?: number;
+  readonly promise?: number;
+  readonly propertyKey?: number;
+  readonly proxy?: number;
+  readonly rangeError?: number;
+  readonly readonlyArray?: number;
+  readonly readonlyMap?: number;
+  readonly readonlySet?: number;
+  readonly reflect?: number;
+  readonly regExp?: number;
+  readonly returnType?: number;
+  readonly syntaxError?: number;
+  readonly textDecoder?: number;
+  readonly textEncoder?: number;
+  readonly typeError?: number;
+  readonly uriError?: number;
+  readonly url?: number;
+  readonly uint8array?: number;
+  readonly weakMap?: number;
+  readonly weakSet?: number;
+  readonly console?: number;
+  readonly globalThis?: number;
+  readonly process?: number;
+  readonly con?: number;
+  readonly prn?: number;
+  readonly aux?: number;
+  readonly nul?: number;
+  readonly com0?: number;
+  readonly com1?: number;
+  readonly com2?: number;
+  readonly com3?: number;
+  readonly com4?: number;
+  readonly com5?: number;
+  readonly com6?: number;
+  readonly com7?: number;
+  readonly com8?: number;
+  readonly com9?: number;
+  readonly comU00b9?: number;
+  readonly comU00b2?: number;
+  readonly comU00b3?: number;
+  readonly lpt0?: number;
+  readonly lpt1?: number;
+  readonly lpt2?: number;
+  readonly lpt3?: number;
+  readonly lpt4?: number;
+  readonly lpt5?: number;
+  readonly lpt6?: number;
+  readonly lpt7?: number;
+  readonly lpt8?: number;
+  readonly lpt9?: number;
+  readonly lptU00b9?: number;
+  readonly lptU00b2?: number;
+  readonly lptU00b3?: number;
+  readonly coninU0024?: number;
+  readonly conoutU0024?: number;
+  readonly clockU0024?: number;
+  readonly has?: number;
+  readonly row?: number;
+  readonly found?: number;
+  readonly candidate?: number;
+  readonly list?: number;
+  readonly gentableRow?: number;
+  readonly rows?: number;
+  readonly table?: number;
+  readonly key?: number;
+  readonly parts?: number;
+  readonly at?: number;
+}
+
+/** Reads fields 1–100 of ChoiceWideKind (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readChoiceWideKind$1(o: rt.JsonObject, r: rt.Mutable<ChoiceWideKind>): number {
+  let n = 0;
+  const x0 = o["as"];
+  if (x0 !== undefined) {
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "as", -2147483648, 2147483647);
+    r.as = x0 as number;
+    n++;
+  }
+  const x1 = o["break"];
+  if (x1 !== undefined) {
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "break", -2147483648, 2147483647);
+    r.break = x1 as number;
+    n++;
+  }
+  const x2 = o["const"];
+  if (x2 !== undefined) {
+    if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "const", -2147483648, 2147483647);
+    r.const = x2 as number;
+    n++;
+  }
+  const x3 = o["continue"];
+  if (x3 !== undefined) {
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "continue", -2147483648, 2147483647);
+    r.continue = x3 as number;
+    n++;
+  }
+  const x4 = o["crate"];
+  if (x4 !== undefined) {
+    if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "crate", -2147483648, 2147483647);
+    r.crate = x4 as number;
+    n++;
+  }
+  const x5 = o["else"];
+  if (x5 !== undefined) {
+    if (!(typeof x5 === "number" && (x5 | 0) === x5)) rt.int(x5, "else", -2147483648, 2147483647);
+    r.else = x5 as number;
+    n++;
+  }
+  const x6 = o["enum"];
+  if (x6 !== undefined) {
+    if (!(typeof x6 === "number" && (x6 | 0) === x6)) rt.int(x6, "enum", -2147483648, 2147483647);
+    r.enum = x6 as number;
+    n++;
+  }
+  const x7 = o["extern"];
+  if (x7 !== undefined) {
+    if (!(typeof x7 === "number" && (x7 | 0) === x7)) rt.int(x7, "extern", -2147483648, 2147483647);
+    r.extern = x7 as number;
+    n++;
+  }
+  const x8 = o["false"];
+  if (x8 !== undefined) {
+    if (!(typeof x8 === "number" && (x8 | 0) === x8)) rt.int(x8, "false", -2147483648, 2147483647);
+    r.false = x8 as number;
+    n++;
+  }
+  const x9 = o["fn"];
+  if (x9 !== undefined) {
+    if (!(typeof x9 === "number" && (x9 | 0) === x9)) rt.int(x9, "fn", -2147483648, 2147483647);
+    r.fn = x9 as number;
+    n++;
+  }
+  const x10 = o["for"];
+  if (x10 !== undefined) {
+    if (!(typeof x10 === "number" && (x10 | 0) === x10)) rt.int(x10, "for", -2147483648, 2147483647);
+    r.for = x10 as number;
+    n++;
+  }
+  const x11 = o["if"];
+  if (x11 !== undefined) {
+    if (!(typeof x11 === "number" && (x11 | 0) === x11)) rt.int(x11, "if", -2147483648, 2147483647);
+    r.if = x11 as number;
+    n++;
+  }
+  const x12 = o["impl"];
+  if (x12 !== undefined) {
+    if (!(typeof x12 === "number" && (x12 | 0) === x12)) rt.int(x12, "impl", -2147483648, 2147483647);
+    r.impl = x12 as number;
+    n++;
+  }
+  const x13 = o["in"];
+  if (x13 !== undefined) {
+    if (!(typeof x13 === "number" && (x13 | 0) === x13)) rt.int(x13, "in", -2147483648, 2147483647);
+    r.in = x13 as number;
+    n++;
+  }
+  const x14 = o["let"];
+  if (x14 !== undefined) {
+    if (!(typeof x14 === "number" && (x14 | 0) === x14)) rt.int(x14, "let", -2147483648, 2147483647);
+    r.let = x14 as number;
+    n++;
+  }
+  const x15 = o["loop"];
+  if (x15 !== undefined) {
+    if (!(typeof x15 === "number" && (x15 | 0) === x15)) rt.int(x15, "loop", -2147483648, 2147483647);
+    r.loop = x15 as number;
+    n++;
+  }
+  const x16 = o["match"];
+  if (x16 !== undefined) {
+    if (!(typeof x16 === "number" && (x16 | 0) === x16)) rt.int(x16, "match", -2147483648, 2147483647);
+    r.match = x16 as number;
+    n++;
+  }
+  const x17 = o["mod"];
+  if (x17 !== undefined) {
+    if (!(typeof x17 === "number" && (x17 | 0) === x17)) rt.int(x17, "mod", -2147483648, 2147483647);
+    r.mod = x17 as number;
+    n++;
+  }
+  const x18 = o["move"];
+  if (x18 !== undefined) {
+    if (!(typeof x18 === "number" && (x18 | 0) === x18)) rt.int(x18, "move", -2147483648, 2147483647);
+    r.move = x18 as number;
+    n++;
+  }
+  const x19 = o["mut"];
+  if (x19 !== undefined) {
+    if (!(typeof x19 === "number" && (x19 | 0) === x19)) rt.int(x19, "mut", -2147483648, 2147483647);
+    r.mut = x19 as number;
+    n++;
+  }
+  const x20 = o["pub"];
+  if (x20 !== undefined) {
+    if (!(typeof x20 === "number" && (x20 | 0) === x20)) rt.int(x20, "pub", -2147483648, 2147483647);
+    r.pub = x20 as number;
+    n++;
+  }
+  const x21 = o["ref"];
+  if (x21 !== undefined) {
+    if (!(typeof x21 === "number" && (x21 | 0) === x21)) rt.int(x21, "ref", -2147483648, 2147483647);
+    r.ref = x21 as number;
+    n++;
+  }
+  const x22 = o["return"];
+  if (x22 !== undefined) {
+    if (!(typeof x22 === "number" && (x22 | 0) === x22)) rt.int(x22, "return", -2147483648, 2147483647);
+    r.return = x22 as number;
+    n++;
+  }
+  const x23 = o["self"];
+  if (x23 !== undefined) {
+    if (!(typeof x23 === "number" && (x23 | 0) === x23)) rt.int(x23, "self", -2147483648, 2147483647);
+    r.self = x23 as number;
+    n++;
+  }
+  const x24 = o["static"];
+  if (x24 !== undefined) {
+    if (!(typeof x24 === "number" && (x24 | 0) === x24)) rt.int(x24, "static", -2147483648, 2147483647);
+    r.static = x24 as number;
+    n++;
+  }
+  const x25 = o["struct"];
+  if (x25 !== undefined) {
+    if (!(typeof x25 === "number" && (x25 | 0) === x25)) rt.int(x25, "struct", -2147483648, 2147483647);
+    r.struct = x25 as number;
+    n++;
+  }
+  const x26 = o["super"];
+  if (x26 !== undefined) {
+    if (!(typeof x26 === "number" && (x26 | 0) === x26)) rt.int(x26, "super", -2147483648, 2147483647);
+    r.super = x26 as number;
+    n++;
+  }
+  const x27 = o["trait"];
+  if (x27 !== undefined) {
+    if (!(typeof x27 === "number" && (x27 | 0) === x27)) rt.int(x27, "trait", -2147483648, 2147483647);
+    r.trait = x27 as number;
+    n++;
+  }
+  const x28 = o["true"];
+  if (x28 !== undefined) {
+    if (!(typeof x28 === "number" && (x28 | 0) === x28)) rt.int(x28, "true", -2147483648, 2147483647);
+    r.true = x28 as number;
+    n++;
+  }
+  const x29 = o["type"];
+  if (x29 !== undefined) {
+    if (!(typeof x29 === "number" && (x29 | 0) === x29)) rt.int(x29, "type", -2147483648, 2147483647);
+    r.type = x29 as number;
+    n++;
+  }
+  const x30 = o["unsafe"];
+  if (x30 !== undefined) {
+    if (!(typeof x30 === "number" && (x30 | 0) === x30)) rt.int(x30, "unsafe", -2147483648, 2147483647);
+    r.unsafe = x30 as number;
+    n++;
+  }
+  const x31 = o["use"];
+  if (x31 !== undefined) {
+    if (!(typeof x31 === "number" && (x31 | 0) === x31)) rt.int(x31, "use", -2147483648, 2147483647);
+    r.use = x31 as number;
+    n++;
+  }
+  const x32 = o["where"];
+  if (x32 !== undefined) {
+    if (!(typeof x32 === "number" && (x32 | 0) === x32)) rt.int(x32, "where", -2147483648, 2147483647);
+    r.where = x32 as number;
+    n++;
+  }
+  const x33 = o["while"];
+  if (x33 !== undefined) {
+    if (!(typeof x33 === "number" && (x33 | 0) === x33)) rt.int(x33, "while", -2147483648, 2147483647);
+    r.while = x33 as number;
+    n++;
+  }
+  const x34 = o["async"];
+  if (x34 !== undefined) {
+    if (!(typeof x34 === "number" && (x34 | 0) === x34)) rt.int(x34, "async", -2147483648, 2147483647);
+    r.async = x34 as number;
+    n++;
+  }
+  const x35 = o["await"];
+  if (x35 !== undefined) {
+    if (!(typeof x35 === "number" && (x35 | 0) === x35)) rt.int(x35, "await", -2147483648, 2147483647);
+    r.await = x35 as number;
+    n++;
+  }
+  const x36 = o["dyn"];
+  if (x36 !== undefined) {
+    if (!(typeof x36 === "number" && (x36 | 0) === x36)) rt.int(x36, "dyn", -2147483648, 2147483647);
+    r.dyn = x36 as number;
+    n++;
+  }
+  const x37 = o["abstract"];
+  if (x37 !== undefined) {
+    if (!(typeof x37 === "number" && (x37 | 0) === x37)) rt.int(x37, "abstract", -2147483648, 2147483647);
+    r.abstract = x37 as number;
+    n++;
+  }
+  const x38 = o["become"];
+  if (x38 !== undefined) {
+    if (!(typeof x38 === "number" && (x38 | 0) === x38)) rt.int(x38, "become", -2147483648, 2147483647);
+    r.become = x38 as number;
+    n++;
+  }
+  const x39 = o["box"];
+  if (x39 !== undefined) {
+    if (!(typeof x39 === "number" && (x39 | 0) === x39)) rt.int(x39, "box", -2147483648, 2147483647);
+    r.box = x39 as number;
+    n++;
+  }
+  const x40 = o["do"];
+  if (x40 !== undefined) {
+    if (!(typeof x40 === "number" && (x40 | 0) === x40)) rt.int(x40, "do", -2147483648, 2147483647);
+    r.do = x40 as number;
+    n++;
+  }
+  const x41 = o["final"];
+  if (x41 !== undefined) {
+    if (!(typeof x41 === "number" && (x41 | 0) === x41)) rt.int(x41, "final", -2147483648, 2147483647);
+    r.final = x41 as number;
+    n++;
+  }
+  const x42 = o["macro"];
+  if (x42 !== undefined) {
+    if (!(typeof x42 === "number" && (x42 | 0) === x42)) rt.int(x42, "macro", -2147483648, 2147483647);
+    r.macro = x42 as number;
+    n++;
+  }
+  const x43 = o["override"];
+  if (x43 !== undefined) {
+    if (!(typeof x43 === "number" && (x43 | 0) === x43)) rt.int(x43, "override", -2147483648, 2147483647);
+    r.override = x43 as number;
+    n++;
+  }
+  const x44 = o["priv"];
+  if (x44 !== undefined) {
+    if (!(typeof x44 === "number" && (x44 | 0) === x44)) rt.int(x44, "priv", -2147483648, 2147483647);
+    r.priv = x44 as number;
+    n++;
+  }
+  const x45 = o["typeof"];
+  if (x45 !== undefined) {
+    if (!(typeof x45 === "number" && (x45 | 0) === x45)) rt.int(x45, "typeof", -2147483648, 2147483647);
+    r.typeof = x45 as number;
+    n++;
+  }
+  const x46 = o["unsized"];
+  if (x46 !== undefined) {
+    if (!(typeof x46 === "number" && (x46 | 0) === x46)) rt.int(x46, "unsized", -2147483648, 2147483647);
+    r.unsized = x46 as number;
+    n++;
+  }
+  const x47 = o["virtual"];
+  if (x47 !== undefined) {
+    if (!(typeof x47 === "number" && (x47 | 0) === x47)) rt.int(x47, "virtual", -2147483648, 2147483647);
+    r.virtual = x47 as number;
+    n++;
+  }
+  const x48 = o["yield"];
+  if (x48 !== undefined) {
+    if (!(typeof x48 === "number" && (x48 | 0) === x48)) rt.int(x48, "yield", -2147483648, 2147483647);
+    r.yield = x48 as number;
+    n++;
+  }
+  const x49 = o["try"];
+  if (x49 !== undefined) {
+    if (!(typeof x49 === "number" && (x49 | 0) === x49)) rt.int(x49, "try", -2147483648, 2147483647);
+    r.try = x49 as number;
+    n++;
+  }
+  const x50 = o["gen"];
+  if (x50 !== undefined) {
+    if (!(typeof x50 === "number" && (x50 | 0) === x50)) rt.int(x50, "gen", -2147483648, 2147483647);
+    r.gen = x50 as number;
+    n++;
+  }
+  const x51 = o["union"];
+  if (x51 !== undefined) {
+    if (!(typeof x51 === "number" && (x51 | 0) === x51)) rt.int(x51, "union", -2147483648, 2147483647);
+    r.union = x51 as number;
+    n++;
+  }
+  const x52 = o["macro_rules"];
+  if (x52 !== undefined) {
+    if (!(typeof x52 === "number" && (x52 | 0) === x52)) rt.int(x52, "macro_rules", -2147483648, 2147483647);
+    r.macroRules = x52 as number;
+    n++;
+  }
+  const x53 = o["raw"];
+  if (x53 !== undefined) {
+    if (!(typeof x53 === "number" && (x53 | 0) === x53)) rt.int(x53, "raw", -2147483648, 2147483647);
+    r.raw = x53 as number;
+    n++;
+  }
+  const x54 = o["safe"];
+  if (x54 !== undefined) {
+    if (!(typeof x54 === "number" && (x54 | 0) === x54)) rt.int(x54, "safe", -2147483648, 2147483647);
+    r.safe = x54 as number;
+    n++;
+  }
+  const x55 = o["Option"];
+  if (x55 !== undefined) {
+    if (!(typeof x55 === "number" && (x55 | 0) === x55)) rt.int(x55, "Option", -2147483648, 2147483647);
+    r.option = x55 as number;
+    n++;
+  }
+  const x56 = o["Some"];
+  if (x56 !== undefined) {
+    if (!(typeof x56 === "number" && (x56 | 0) === x56)) rt.int(x56, "Some", -2147483648, 2147483647);
+    r.some = x56 as number;
+    n++;
+  }
+  const x57 = o["None"];
+  if (x57 !== undefined) {
+    if (!(typeof x57 === "number" && (x57 | 0) === x57)) rt.int(x57, "None", -2147483648, 2147483647);
+    r.none = x57 as number;
+    n++;
+  }
+  const x58 = o["Result"];
+  if (x58 !== undefined) {
+    if (!(typeof x58 === "number" && (x58 | 0) === x58)) rt.int(x58, "Result", -2147483648, 2147483647);
+    r.result = x58 as number;
+    n++;
+  }
+  const x59 = o["Ok"];
+  if (x59 !== undefined) {
+    if (!(typeof x59 === "number" && (x59 | 0) === x59)) rt.int(x59, "Ok", -2147483648, 2147483647);
+    r.ok = x59 as number;
+    n++;
+  }
+  const x60 = o["Err"];
+  if (x60 !== undefined) {
+    if (!(typeof x60 === "number" && (x60 | 0) === x60)) rt.int(x60, "Err", -2147483648, 2147483647);
+    r.err = x60 as number;
+    n++;
+  }
+  const x61 = o["Vec"];
+  if (x61 !== undefined) {
+    if (!(typeof x61 === "number" && (x61 | 0) === x61)) rt.int(x61, "Vec", -2147483648, 2147483647);
+    r.vec = x61 as number;
+    n++;
+  }
+  const x62 = o["String"];
+  if (x62 !== undefined) {
+    if (!(typeof x62 === "number" && (x62 | 0) === x62)) rt.int(x62, "String", -2147483648, 2147483647);
+    r.string = x62 as number;
+    n++;
+  }
+  const x63 = o["ToString"];
+  if (x63 !== undefined) {
+    if (!(typeof x63 === "number" && (x63 | 0) === x63)) rt.int(x63, "ToString", -2147483648, 2147483647);
+    r.toString = x63 as number;
+    n++;
+  }
+  const x64 = o["ToOwned"];
+  if (x64 !== undefined) {
+    if (!(typeof x64 === "number" && (x64 | 0) === x64)) rt.int(x64, "ToOwned", -2147483648, 2147483647);
+    r.toOwned = x64 as number;
+    n++;
+  }
+  const x65 = o["Clone"];
+  if (x65 !== undefined) {
+    if (!(typeof x65 === "number" && (x65 | 0) === x65)) rt.int(x65, "Clone", -2147483648, 2147483647);
+    r.clone = x65 as number;
+    n++;
+  }
+  const x66 = o["Copy"];
+  if (x66 !== undefined) {
+    if (!(typeof x66 === "number" && (x66 | 0) === x66)) rt.int(x66, "Copy", -2147483648, 2147483647);
+    r.copy = x66 as number;
+    n++;
+  }
+  const x67 = o["Send"];
+  if (x67 !== undefined) {
+    if (!(typeof x67 === "number" && (x67 | 0) === x67)) rt.int(x67, "Send", -2147483648, 2147483647);
+    r.send = x67 as number;
+    n++;
+  }
+  const x68 = o["Sync"];
+  if (x68 !== undefined) {
+    if (!(typeof x68 === "number" && (x68 | 0) === x68)) rt.int(x68, "Sync", -2147483648, 2147483647);
+    r.sync = x68 as number;
+    n++;
+  }
+  const x69 = o["Sized"];
+  if (x69 !== undefined) {
+    if (!(typeof x69 === "number" && (x69 | 0) === x69)) rt.int(x69, "Sized", -2147483648, 2147483647);
+    r.sized = x69 as number;
+    n++;
+  }
+  const x70 = o["Unpin"];
+  if (x70 !== undefined) {
+    if (!(typeof x70 === "number" && (x70 | 0) === x70)) rt.int(x70, "Unpin", -2147483648, 2147483647);
+    r.unpin = x70 as number;
+    n++;
+  }
+  const x71 = o["Drop"];
+  if (x71 !== undefined) {
+    if (!(typeof x71 === "number" && (x71 | 0) === x71)) rt.int(x71, "Drop", -2147483648, 2147483647);
+    r.drop = x71 as number;
+    n++;
+  }
+  const x72 = o["FnMut"];
+  if (x72 !== undefined) {
+    if (!(typeof x72 === "number" && (x72 | 0) === x72)) rt.int(x72, "FnMut", -2147483648, 2147483647);
+    r.fnMut = x72 as number;
+    n++;
+  }
+  const x73 = o["FnOnce"];
+  if (x73 !== undefined) {
+    if (!(typeof x73 === "number" && (x73 | 0) === x73)) rt.int(x73, "FnOnce", -2147483648, 2147483647);
+    r.fnOnce = x73 as number;
+    n++;
+  }
+  const x74 = o["Iterator"];
+  if (x74 !== undefined) {
+    if (!(typeof x74 === "number" && (x74 | 0) === x74)) rt.int(x74, "Iterator", -2147483648, 2147483647);
+    r.iterator = x74 as number;
+    n++;
+  }
+  const x75 = o["IntoIterator"];
+  if (x75 !== undefined) {
+    if (!(typeof x75 === "number" && (x75 | 0) === x75)) rt.int(x75, "IntoIterator", -2147483648, 2147483647);
+    r.intoIterator = x75 as number;
+    n++;
+  }
+  const x76 = o["DoubleEndedIterator"];
+  if (x76 !== undefined) {
+    if (!(typeof x76 === "number" && (x76 | 0) === x76)) rt.int(x76, "DoubleEndedIterator", -2147483648, 2147483647);
+    r.doubleEndedIterator = x76 as number;
+    n++;
+  }
+  const x77 = o["ExactSizeIterator"];
+  if (x77 !== undefined) {
+    if (!(typeof x77 === "number" && (x77 | 0) === x77)) rt.int(x77, "ExactSizeIterator", -2147483648, 2147483647);
+    r.exactSizeIterator = x77 as number;
+    n++;
+  }
+  const x78 = o["Extend"];
+  if (x78 !== undefined) {
+    if (!(typeof x78 === "number" && (x78 | 0) === x78)) rt.int(x78, "Extend", -2147483648, 2147483647);
+    r.extend = x78 as number;
+    n++;
+  }
+  const x79 = o["Default"];
+  if (x79 !== undefined) {
+    if (!(typeof x79 === "number" && (x79 | 0) === x79)) rt.int(x79, "Default", -2147483648, 2147483647);
+    r.default = x79 as number;
+    n++;
+  }
+  const x80 = o["Eq"];
+  if (x80 !== undefined) {
+    if (!(typeof x80 === "number" && (x80 | 0) === x80)) rt.int(x80, "Eq", -2147483648, 2147483647);
+    r.eq = x80 as number;
+    n++;
+  }
+  const x81 = o["PartialEq"];
+  if (x81 !== undefined) {
+    if (!(typeof x81 === "number" && (x81 | 0) === x81)) rt.int(x81, "PartialEq", -2147483648, 2147483647);
+    r.partialEq = x81 as number;
+    n++;
+  }
+  const x82 = o["Ord"];
+  if (x82 !== undefined) {
+    if (!(typeof x82 === "number" && (x82 | 0) === x82)) rt.int(x82, "Ord", -2147483648, 2147483647);
+    r.ord = x82 as number;
+    n++;
+  }
+  const x83 = o["PartialOrd"];
+  if (x83 !== undefined) {
+    if (!(typeof x83 === "number" && (x83 | 0) === x83)) rt.int(x83, "PartialOrd", -2147483648, 2147483647);
+    r.partialOrd = x83 as number;
+    n++;
+  }
+  const x84 = o["AsRef"];
+  if (x84 !== undefined) {
+    if (!(typeof x84 === "number" && (x84 | 0) === x84)) rt.int(x84, "AsRef", -2147483648, 2147483647);
+    r.asRef = x84 as number;
+    n++;
+  }
+  const x85 = o["AsMut"];
+  if (x85 !== undefined) {
+    if (!(typeof x85 === "number" && (x85 | 0) === x85)) rt.int(x85, "AsMut", -2147483648, 2147483647);
+    r.asMut = x85 as number;
+    n++;
+  }
+  const x86 = o["Into"];
+  if (x86 !== undefined) {
+    if (!(typeof x86 === "number" && (x86 | 0) === x86)) rt.int(x86, "Into", -2147483648, 2147483647);
+    r.into = x86 as number;
+    n++;
+  }
+  const x87 = o["From"];
+  if (x87 !== undefined) {
+    if (!(typeof x87 === "number" && (x87 | 0) === x87)) rt.int(x87, "From", -2147483648, 2147483647);
+    r.from = x87 as number;
+    n++;
+  }
+  const x88 = o["TryFrom"];
+  if (x88 !== undefined) {
+    if (!(typeof x88 === "number" && (x88 | 0) === x88)) rt.int(x88, "TryFrom", -2147483648, 2147483647);
+    r.tryFrom = x88 as number;
+    n++;
+  }
+  const x89 = o["TryInto"];
+  if (x89 !== undefined) {
+    if (!(typeof x89 === "number" && (x89 | 0) === x89)) rt.int(x89, "TryInto", -2147483648, 2147483647);
+    r.tryInto = x89 as number;
+    n++;
+  }
+  const x90 = o["FromIterator"];
+  if (x90 !== undefined) {
+    if (!(typeof x90 === "number" && (x90 | 0) === x90)) rt.int(x90, "FromIterator", -2147483648, 2147483647);
+    r.fromIterator = x90 as number;
+    n++;
+  }
+  const x91 = o["Debug"];
+  if (x91 !== undefined) {
+    if (!(typeof x91 === "number" && (x91 | 0) === x91)) rt.int(x91, "Debug", -2147483648, 2147483647);
+    r.debug = x91 as number;
+    n++;
+  }
+  const x92 = o["Hash"];
+  if (x92 !== undefined) {
+    if (!(typeof x92 === "number" && (x92 | 0) === x92)) rt.int(x92, "Hash", -2147483648, 2147483647);
+    r.hash = x92 as number;
+    n++;
+  }
+  const x93 = o["Display"];
+  if (x93 !== undefined) {
+    if (!(typeof x93 === "number" && (x93 | 0) === x93)) rt.int(x93, "Display", -2147483648, 2147483647);
+    r.display = x93 as number;
+    n++;
+  }
+  const x94 = o["lib"];
+  if (x94 !== undefined) {
+    if (!(typeof x94 === "number" && (x94 | 0) === x94)) rt.int(x94, "lib", -2147483648, 2147483647);
+    r.lib = x94 as number;
+    n++;
+  }
+  const x95 = o["main"];
+  if (x95 !== undefined) {
+    if (!(typeof x95 === "number" && (x95 | 0) === x95)) rt.int(x95, "main", -2147483648, 2147483647);
+    r.main = x95 as number;
+    n++;
+  }
+  const x96 = o["core"];
+  if (x96 !== undefined) {
+    if (!(typeof x96 === "number" && (x96 | 0) === x96)) rt.int(x96, "core", -2147483648, 2147483647);
+    r.core = x96 as number;
+    n++;
+  }
+  const x97 = o["std"];
+  if (x97 !== undefined) {
+    if (!(typeof x97 === "number" && (x97 | 0) === x97)) rt.int(x97, "std", -2147483648, 2147483647);
+    r.std = x97 as number;
+    n++;
+  }
+  const x98 = o["alloc"];
+  if (x98 !== undefined) {
+    if (!(typeof x98 === "number" && (x98 | 0) === x98)) rt.int(x98, "alloc", -2147483648, 2147483647);
+    r.alloc = x98 as number;
+    n++;
+  }
+  const x99 = o["proc_macro"];
+  if (x99 !== undefined) {
+    if (!(typeof x99 === "number" && (x99 | 0) === x99)) rt.int(x99, "proc_macro", -2147483648, 2147483647);
+    r.procMacro = x99 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 101–200 of ChoiceWideKind (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readChoiceWideKind$2(o: rt.JsonObject, r: rt.Mutable<ChoiceWideKind>): number {
+  let n = 0;
+  const x100 = o["test"];
+  if (x100 !== undefined) {
+    if (!(typeof x100 === "number" && (x100 | 0) === x100)) rt.int(x100, "test", -2147483648, 2147483647);
+    r.test = x100 as number;
+    n++;
+  }
+  const x101 = o["bool"];
+  if (x101 !== undefined) {
+    if (!(typeof x101 === "number" && (x101 | 0) === x101)) rt.int(x101, "bool", -2147483648, 2147483647);
+    r.bool = x101 as number;
+    n++;
+  }
+  const x102 = o["char"];
+  if (x102 !== undefined) {
+    if (!(typeof x102 === "number" && (x102 | 0) === x102)) rt.int(x102, "char", -2147483648, 2147483647);
+    r.char = x102 as number;
+    n++;
+  }
+  const x103 = o["str"];
+  if (x103 !== undefined) {
+    if (!(typeof x103 === "number" && (x103 | 0) === x103)) rt.int(x103, "str", -2147483648, 2147483647);
+    r.str = x103 as number;
+    n++;
+  }
+  const x104 = o["i8"];
+  if (x104 !== undefined) {
+    if (!(typeof x104 === "number" && (x104 | 0) === x104)) rt.int(x104, "i8", -2147483648, 2147483647);
+    r.i8 = x104 as number;
+    n++;
+  }
+  const x105 = o["i16"];
+  if (x105 !== undefined) {
+    if (!(typeof x105 === "number" && (x105 | 0) === x105)) rt.int(x105, "i16", -2147483648, 2147483647);
+    r.i16 = x105 as number;
+    n++;
+  }
+  const x106 = o["i32"];
+  if (x106 !== undefined) {
+    if (!(typeof x106 === "number" && (x106 | 0) === x106)) rt.int(x106, "i32", -2147483648, 2147483647);
+    r.i32 = x106 as number;
+    n++;
+  }
+  const x107 = o["i64"];
+  if (x107 !== undefined) {
+    if (!(typeof x107 === "number" && (x107 | 0) === x107)) rt.int(x107, "i64", -2147483648, 2147483647);
+    r.i64 = x107 as number;
+    n++;
+  }
+  const x108 = o["i128"];
+  if (x108 !== undefined) {
+    if (!(typeof x108 === "number" && (x108 | 0) === x108)) rt.int(x108, "i128", -2147483648, 2147483647);
+    r.i128 = x108 as number;
+    n++;
+  }
+  const x109 = o["isize"];
+  if (x109 !== undefined) {
+    if (!(typeof x109 === "number" && (x109 | 0) === x109)) rt.int(x109, "isize", -2147483648, 2147483647);
+    r.isize = x109 as number;
+    n++;
+  }
+  const x110 = o["u8"];
+  if (x110 !== undefined) {
+    if (!(typeof x110 === "number" && (x110 | 0) === x110)) rt.int(x110, "u8", -2147483648, 2147483647);
+    r.u8 = x110 as number;
+    n++;
+  }
+  const x111 = o["u16"];
+  if (x111 !== undefined) {
+    if (!(typeof x111 === "number" && (x111 | 0) === x111)) rt.int(x111, "u16", -2147483648, 2147483647);
+    r.u16 = x111 as number;
+    n++;
+  }
+  const x112 = o["u32"];
+  if (x112 !== undefined) {
+    if (!(typeof x112 === "number" && (x112 | 0) === x112)) rt.int(x112, "u32", -2147483648, 2147483647);
+    r.u32 = x112 as number;
+    n++;
+  }
+  const x113 = o["u64"];
+  if (x113 !== undefined) {
+    if (!(typeof x113 === "number" && (x113 | 0) === x113)) rt.int(x113, "u64", -2147483648, 2147483647);
+    r.u64 = x113 as number;
+    n++;
+  }
+  const x114 = o["u128"];
+  if (x114 !== undefined) {
+    if (!(typeof x114 === "number" && (x114 | 0) === x114)) rt.int(x114, "u128", -2147483648, 2147483647);
+    r.u128 = x114 as number;
+    n++;
+  }
+  const x115 = o["usize"];
+  if (x115 !== undefined) {
+    if (!(typeof x115 === "number" && (x115 | 0) === x115)) rt.int(x115, "usize", -2147483648, 2147483647);
+    r.usize = x115 as number;
+    n++;
+  }
+  const x116 = o["f32"];
+  if (x116 !== undefined) {
+    if (!(typeof x116 === "number" && (x116 | 0) === x116)) rt.int(x116, "f32", -2147483648, 2147483647);
+    r.f32 = x116 as number;
+    n++;
+  }
+  const x117 = o["f64"];
+  if (x117 !== undefined) {
+    if (!(typeof x117 === "number" && (x117 | 0) === x117)) rt.int(x117, "f64", -2147483648, 2147483647);
+    r.f64 = x117 as number;
+    n++;
+  }
+  const x118 = o["base"];
+  if (x118 !== undefined) {
+    if (!(typeof x118 === "number" && (x118 | 0) === x118)) rt.int(x118, "base", -2147483648, 2147483647);
+    r.base = x118 as number;
+    n++;
+  }
+  const x119 = o["byte"];
+  if (x119 !== undefined) {
+    if (!(typeof x119 === "number" && (x119 | 0) === x119)) rt.int(x119, "byte", -2147483648, 2147483647);
+    r.byte = x119 as number;
+    n++;
+  }
+  const x120 = o["case"];
+  if (x120 !== undefined) {
+    if (!(typeof x120 === "number" && (x120 | 0) === x120)) rt.int(x120, "case", -2147483648, 2147483647);
+    r.case = x120 as number;
+    n++;
+  }
+  const x121 = o["catch"];
+  if (x121 !== undefined) {
+    if (!(typeof x121 === "number" && (x121 | 0) === x121)) rt.int(x121, "catch", -2147483648, 2147483647);
+    r.catch = x121 as number;
+    n++;
+  }
+  const x122 = o["checked"];
+  if (x122 !== undefined) {
+    if (!(typeof x122 === "number" && (x122 | 0) === x122)) rt.int(x122, "checked", -2147483648, 2147483647);
+    r.checked = x122 as number;
+    n++;
+  }
+  const x123 = o["class"];
+  if (x123 !== undefined) {
+    if (!(typeof x123 === "number" && (x123 | 0) === x123)) rt.int(x123, "class", -2147483648, 2147483647);
+    r.class = x123 as number;
+    n++;
+  }
+  const x124 = o["decimal"];
+  if (x124 !== undefined) {
+    if (!(typeof x124 === "number" && (x124 | 0) === x124)) rt.int(x124, "decimal", -2147483648, 2147483647);
+    r.decimal = x124 as number;
+    n++;
+  }
+  const x125 = o["delegate"];
+  if (x125 !== undefined) {
+    if (!(typeof x125 === "number" && (x125 | 0) === x125)) rt.int(x125, "delegate", -2147483648, 2147483647);
+    r.delegate = x125 as number;
+    n++;
+  }
+  const x126 = o["double"];
+  if (x126 !== undefined) {
+    if (!(typeof x126 === "number" && (x126 | 0) === x126)) rt.int(x126, "double", -2147483648, 2147483647);
+    r.double = x126 as number;
+    n++;
+  }
+  const x127 = o["event"];
+  if (x127 !== undefined) {
+    if (!(typeof x127 === "number" && (x127 | 0) === x127)) rt.int(x127, "event", -2147483648, 2147483647);
+    r.event = x127 as number;
+    n++;
+  }
+  const x128 = o["explicit"];
+  if (x128 !== undefined) {
+    if (!(typeof x128 === "number" && (x128 | 0) === x128)) rt.int(x128, "explicit", -2147483648, 2147483647);
+    r.explicit = x128 as number;
+    n++;
+  }
+  const x129 = o["finally"];
+  if (x129 !== undefined) {
+    if (!(typeof x129 === "number" && (x129 | 0) === x129)) rt.int(x129, "finally", -2147483648, 2147483647);
+    r.finally = x129 as number;
+    n++;
+  }
+  const x130 = o["fixed"];
+  if (x130 !== undefined) {
+    if (!(typeof x130 === "number" && (x130 | 0) === x130)) rt.int(x130, "fixed", -2147483648, 2147483647);
+    r.fixed = x130 as number;
+    n++;
+  }
+  const x131 = o["float"];
+  if (x131 !== undefined) {
+    if (!(typeof x131 === "number" && (x131 | 0) === x131)) rt.int(x131, "float", -2147483648, 2147483647);
+    r.float = x131 as number;
+    n++;
+  }
+  const x132 = o["foreach"];
+  if (x132 !== undefined) {
+    if (!(typeof x132 === "number" && (x132 | 0) === x132)) rt.int(x132, "foreach", -2147483648, 2147483647);
+    r.foreach = x132 as number;
+    n++;
+  }
+  const x133 = o["goto"];
+  if (x133 !== undefined) {
+    if (!(typeof x133 === "number" && (x133 | 0) === x133)) rt.int(x133, "goto", -2147483648, 2147483647);
+    r.goto = x133 as number;
+    n++;
+  }
+  const x134 = o["implicit"];
+  if (x134 !== undefined) {
+    if (!(typeof x134 === "number" && (x134 | 0) === x134)) rt.int(x134, "implicit", -2147483648, 2147483647);
+    r.implicit = x134 as number;
+    n++;
+  }
+  const x135 = o["int"];
+  if (x135 !== undefined) {
+    if (!(typeof x135 === "number" && (x135 | 0) === x135)) rt.int(x135, "int", -2147483648, 2147483647);
+    r.int = x135 as number;
+    n++;
+  }
+  const x136 = o["interface"];
+  if (x136 !== undefined) {
+    if (!(typeof x136 === "number" && (x136 | 0) === x136)) rt.int(x136, "interface", -2147483648, 2147483647);
+    r.interface = x136 as number;
+    n++;
+  }
+  const x137 = o["internal"];
+  if (x137 !== undefined) {
+    if (!(typeof x137 === "number" && (x137 | 0) === x137)) rt.int(x137, "internal", -2147483648, 2147483647);
+    r.internal = x137 as number;
+    n++;
+  }
+  const x138 = o["is"];
+  if (x138 !== undefined) {
+    if (!(typeof x138 === "number" && (x138 | 0) === x138)) rt.int(x138, "is", -2147483648, 2147483647);
+    r.is = x138 as number;
+    n++;
+  }
+  const x139 = o["lock"];
+  if (x139 !== undefined) {
+    if (!(typeof x139 === "number" && (x139 | 0) === x139)) rt.int(x139, "lock", -2147483648, 2147483647);
+    r.lock = x139 as number;
+    n++;
+  }
+  const x140 = o["long"];
+  if (x140 !== undefined) {
+    if (!(typeof x140 === "number" && (x140 | 0) === x140)) rt.int(x140, "long", -2147483648, 2147483647);
+    r.long = x140 as number;
+    n++;
+  }
+  const x141 = o["namespace"];
+  if (x141 !== undefined) {
+    if (!(typeof x141 === "number" && (x141 | 0) === x141)) rt.int(x141, "namespace", -2147483648, 2147483647);
+    r.namespace = x141 as number;
+    n++;
+  }
+  const x142 = o["new"];
+  if (x142 !== undefined) {
+    if (!(typeof x142 === "number" && (x142 | 0) === x142)) rt.int(x142, "new", -2147483648, 2147483647);
+    r.new = x142 as number;
+    n++;
+  }
+  const x143 = o["null"];
+  if (x143 !== undefined) {
+    if (!(typeof x143 === "number" && (x143 | 0) === x143)) rt.int(x143, "null", -2147483648, 2147483647);
+    r.null = x143 as number;
+    n++;
+  }
+  const x144 = o["object"];
+  if (x144 !== undefined) {
+    if (!(typeof x144 === "number" && (x144 | 0) === x144)) rt.int(x144, "object", -2147483648, 2147483647);
+    r.object = x144 as number;
+    n++;
+  }
+  const x145 = o["operator"];
+  if (x145 !== undefined) {
+    if (!(typeof x145 === "number" && (x145 | 0) === x145)) rt.int(x145, "operator", -2147483648, 2147483647);
+    r.operator = x145 as number;
+    n++;
+  }
+  const x146 = o["out"];
+  if (x146 !== undefined) {
+    if (!(typeof x146 === "number" && (x146 | 0) === x146)) rt.int(x146, "out", -2147483648, 2147483647);
+    r.out = x146 as number;
+    n++;
+  }
+  const x147 = o["params"];
+  if (x147 !== undefined) {
+    if (!(typeof x147 === "number" && (x147 | 0) === x147)) rt.int(x147, "params", -2147483648, 2147483647);
+    r.params = x147 as number;
+    n++;
+  }
+  const x148 = o["private"];
+  if (x148 !== undefined) {
+    if (!(typeof x148 === "number" && (x148 | 0) === x148)) rt.int(x148, "private", -2147483648, 2147483647);
+    r.private = x148 as number;
+    n++;
+  }
+  const x149 = o["protected"];
+  if (x149 !== undefined) {
+    if (!(typeof x149 === "number" && (x149 | 0) === x149)) rt.int(x149, "protected", -2147483648, 2147483647);
+    r.protected = x149 as number;
+    n++;
+  }
+  const x150 = o["public"];
+  if (x150 !== undefined) {
+    if (!(typeof x150 === "number" && (x150 | 0) === x150)) rt.int(x150, "public", -2147483648, 2147483647);
+    r.public = x150 as number;
+    n++;
+  }
+  const x151 = o["readonly"];
+  if (x151 !== undefined) {
+    if (!(typeof x151 === "number" && (x151 | 0) === x151)) rt.int(x151, "readonly", -2147483648, 2147483647);
+    r.readonly = x151 as number;
+    n++;
+  }
+  const x152 = o["sbyte"];
+  if (x152 !== undefined) {
+    if (!(typeof x152 === "number" && (x152 | 0) === x152)) rt.int(x152, "sbyte", -2147483648, 2147483647);
+    r.sbyte = x152 as number;
+    n++;
+  }
+  const x153 = o["sealed"];
+  if (x153 !== undefined) {
+    if (!(typeof x153 === "number" && (x153 | 0) === x153)) rt.int(x153, "sealed", -2147483648, 2147483647);
+    r.sealed = x153 as number;
+    n++;
+  }
+  const x154 = o["short"];
+  if (x154 !== undefined) {
+    if (!(typeof x154 === "number" && (x154 | 0) === x154)) rt.int(x154, "short", -2147483648, 2147483647);
+    r.short = x154 as number;
+    n++;
+  }
+  const x155 = o["sizeof"];
+  if (x155 !== undefined) {
+    if (!(typeof x155 === "number" && (x155 | 0) === x155)) rt.int(x155, "sizeof", -2147483648, 2147483647);
+    r.sizeof = x155 as number;
+    n++;
+  }
+  const x156 = o["stackalloc"];
+  if (x156 !== undefined) {
+    if (!(typeof x156 === "number" && (x156 | 0) === x156)) rt.int(x156, "stackalloc", -2147483648, 2147483647);
+    r.stackalloc = x156 as number;
+    n++;
+  }
+  const x157 = o["switch"];
+  if (x157 !== undefined) {
+    if (!(typeof x157 === "number" && (x157 | 0) === x157)) rt.int(x157, "switch", -2147483648, 2147483647);
+    r.switch = x157 as number;
+    n++;
+  }
+  const x158 = o["this"];
+  if (x158 !== undefined) {
+    if (!(typeof x158 === "number" && (x158 | 0) === x158)) rt.int(x158, "this", -2147483648, 2147483647);
+    r.this = x158 as number;
+    n++;
+  }
+  const x159 = o["throw"];
+  if (x159 !== undefined) {
+    if (!(typeof x159 === "number" && (x159 | 0) === x159)) rt.int(x159, "throw", -2147483648, 2147483647);
+    r.throw = x159 as number;
+    n++;
+  }
+  const x160 = o["uint"];
+  if (x160 !== undefined) {
+    if (!(typeof x160 === "number" && (x160 | 0) === x160)) rt.int(x160, "uint", -2147483648, 2147483647);
+    r.uint = x160 as number;
+    n++;
+  }
+  const x161 = o["ulong"];
+  if (x161 !== undefined) {
+    if (!(typeof x161 === "number" && (x161 | 0) === x161)) rt.int(x161, "ulong", -2147483648, 2147483647);
+    r.ulong = x161 as number;
+    n++;
+  }
+  const x162 = o["unchecked"];
+  if (x162 !== undefined) {
+    if (!(typeof x162 === "number" && (x162 | 0) === x162)) rt.int(x162, "unchecked", -2147483648, 2147483647);
+    r.unchecked = x162 as number;
+    n++;
+  }
+  const x163 = o["ushort"];
+  if (x163 !== undefined) {
+    if (!(typeof x163 === "number" && (x163 | 0) === x163)) rt.int(x163, "ushort", -2147483648, 2147483647);
+    r.ushort = x163 as number;
+    n++;
+  }
+  const x164 = o["using"];
+  if (x164 !== undefined) {
+    if (!(typeof x164 === "number" && (x164 | 0) === x164)) rt.int(x164, "using", -2147483648, 2147483647);
+    r.using = x164 as number;
+    n++;
+  }
+  const x165 = o["void"];
+  if (x165 !== undefined) {
+    if (!(typeof x165 === "number" && (x165 | 0) === x165)) rt.int(x165, "void", -2147483648, 2147483647);
+    r.void = x165 as number;
+    n++;
+  }
+  const x166 = o["volatile"];
+  if (x166 !== undefined) {
+    if (!(typeof x166 === "number" && (x166 | 0) === x166)) rt.int(x166, "volatile", -2147483648, 2147483647);
+    r.volatile = x166 as number;
+    n++;
+  }
+  const x167 = o["add"];
+  if (x167 !== undefined) {
+    if (!(typeof x167 === "number" && (x167 | 0) === x167)) rt.int(x167, "add", -2147483648, 2147483647);
+    r.add = x167 as number;
+    n++;
+  }
+  const x168 = o["alias"];
+  if (x168 !== undefined) {
+    if (!(typeof x168 === "number" && (x168 | 0) === x168)) rt.int(x168, "alias", -2147483648, 2147483647);
+    r.alias = x168 as number;
+    n++;
+  }
+  const x169 = o["ascending"];
+  if (x169 !== undefined) {
+    if (!(typeof x169 === "number" && (x169 | 0) === x169)) rt.int(x169, "ascending", -2147483648, 2147483647);
+    r.ascending = x169 as number;
+    n++;
+  }
+  const x170 = o["by"];
+  if (x170 !== undefined) {
+    if (!(typeof x170 === "number" && (x170 | 0) === x170)) rt.int(x170, "by", -2147483648, 2147483647);
+    r.by = x170 as number;
+    n++;
+  }
+  const x171 = o["descending"];
+  if (x171 !== undefined) {
+    if (!(typeof x171 === "number" && (x171 | 0) === x171)) rt.int(x171, "descending", -2147483648, 2147483647);
+    r.descending = x171 as number;
+    n++;
+  }
+  const x172 = o["dynamic"];
+  if (x172 !== undefined) {
+    if (!(typeof x172 === "number" && (x172 | 0) === x172)) rt.int(x172, "dynamic", -2147483648, 2147483647);
+    r.dynamic = x172 as number;
+    n++;
+  }
+  const x173 = o["equals"];
+  if (x173 !== undefined) {
+    if (!(typeof x173 === "number" && (x173 | 0) === x173)) rt.int(x173, "equals", -2147483648, 2147483647);
+    r.equals = x173 as number;
+    n++;
+  }
+  const x174 = o["get"];
+  if (x174 !== undefined) {
+    if (!(typeof x174 === "number" && (x174 | 0) === x174)) rt.int(x174, "get", -2147483648, 2147483647);
+    r.get = x174 as number;
+    n++;
+  }
+  const x175 = o["global"];
+  if (x175 !== undefined) {
+    if (!(typeof x175 === "number" && (x175 | 0) === x175)) rt.int(x175, "global", -2147483648, 2147483647);
+    r.global = x175 as number;
+    n++;
+  }
+  const x176 = o["group"];
+  if (x176 !== undefined) {
+    if (!(typeof x176 === "number" && (x176 | 0) === x176)) rt.int(x176, "group", -2147483648, 2147483647);
+    r.group = x176 as number;
+    n++;
+  }
+  const x177 = o["join"];
+  if (x177 !== undefined) {
+    if (!(typeof x177 === "number" && (x177 | 0) === x177)) rt.int(x177, "join", -2147483648, 2147483647);
+    r.join = x177 as number;
+    n++;
+  }
+  const x178 = o["nameof"];
+  if (x178 !== undefined) {
+    if (!(typeof x178 === "number" && (x178 | 0) === x178)) rt.int(x178, "nameof", -2147483648, 2147483647);
+    r.nameof = x178 as number;
+    n++;
+  }
+  const x179 = o["on"];
+  if (x179 !== undefined) {
+    if (!(typeof x179 === "number" && (x179 | 0) === x179)) rt.int(x179, "on", -2147483648, 2147483647);
+    r.on = x179 as number;
+    n++;
+  }
+  const x180 = o["orderby"];
+  if (x180 !== undefined) {
+    if (!(typeof x180 === "number" && (x180 | 0) === x180)) rt.int(x180, "orderby", -2147483648, 2147483647);
+    r.orderby = x180 as number;
+    n++;
+  }
+  const x181 = o["partial"];
+  if (x181 !== undefined) {
+    if (!(typeof x181 === "number" && (x181 | 0) === x181)) rt.int(x181, "partial", -2147483648, 2147483647);
+    r.partial = x181 as number;
+    n++;
+  }
+  const x182 = o["remove"];
+  if (x182 !== undefined) {
+    if (!(typeof x182 === "number" && (x182 | 0) === x182)) rt.int(x182, "remove", -2147483648, 2147483647);
+    r.remove = x182 as number;
+    n++;
+  }
+  const x183 = o["select"];
+  if (x183 !== undefined) {
+    if (!(typeof x183 === "number" && (x183 | 0) === x183)) rt.int(x183, "select", -2147483648, 2147483647);
+    r.select = x183 as number;
+    n++;
+  }
+  const x184 = o["set"];
+  if (x184 !== undefined) {
+    if (!(typeof x184 === "number" && (x184 | 0) === x184)) rt.int(x184, "set", -2147483648, 2147483647);
+    r.set = x184 as number;
+    n++;
+  }
+  const x185 = o["unmanaged"];
+  if (x185 !== undefined) {
+    if (!(typeof x185 === "number" && (x185 | 0) === x185)) rt.int(x185, "unmanaged", -2147483648, 2147483647);
+    r.unmanaged = x185 as number;
+    n++;
+  }
+  const x186 = o["value"];
+  if (x186 !== undefined) {
+    if (!(typeof x186 === "number" && (x186 | 0) === x186)) rt.int(x186, "value", -2147483648, 2147483647);
+    r.value = x186 as number;
+    n++;
+  }
+  const x187 = o["var"];
+  if (x187 !== undefined) {
+    if (!(typeof x187 === "number" && (x187 | 0) === x187)) rt.int(x187, "var", -2147483648, 2147483647);
+    r.var = x187 as number;
+    n++;
+  }
+  const x188 = o["when"];
+  if (x188 !== undefined) {
+    if (!(typeof x188 === "number" && (x188 | 0) === x188)) rt.int(x188, "when", -2147483648, 2147483647);
+    r.when = x188 as number;
+    n++;
+  }
+  const x189 = o["record"];
+  if (x189 !== undefined) {
+    if (!(typeof x189 === "number" && (x189 | 0) === x189)) rt.int(x189, "record", -2147483648, 2147483647);
+    r.record = x189 as number;
+    n++;
+  }
+  const x190 = o["init"];
+  if (x190 !== undefined) {
+    if (!(typeof x190 === "number" && (x190 | 0) === x190)) rt.int(x190, "init", -2147483648, 2147483647);
+    r.init = x190 as number;
+    n++;
+  }
+  const x191 = o["with"];
+  if (x191 !== undefined) {
+    if (!(typeof x191 === "number" && (x191 | 0) === x191)) rt.int(x191, "with", -2147483648, 2147483647);
+    r.with = x191 as number;
+    n++;
+  }
+  const x192 = o["and"];
+  if (x192 !== undefined) {
+    if (!(typeof x192 === "number" && (x192 | 0) === x192)) rt.int(x192, "and", -2147483648, 2147483647);
+    r.and = x192 as number;
+    n++;
+  }
+  const x193 = o["or"];
+  if (x193 !== undefined) {
+    if (!(typeof x193 === "number" && (x193 | 0) === x193)) rt.int(x193, "or", -2147483648, 2147483647);
+    r.or = x193 as number;
+    n++;
+  }
+  const x194 = o["not"];
+  if (x194 !== undefined) {
+    if (!(typeof x194 === "number" && (x194 | 0) === x194)) rt.int(x194, "not", -2147483648, 2147483647);
+    r.not = x194 as number;
+    n++;
+  }
+  const x195 = o["nint"];
+  if (x195 !== undefined) {
+    if (!(typeof x195 === "number" && (x195 | 0) === x195)) rt.int(x195, "nint", -2147483648, 2147483647);
+    r.nint = x195 as number;
+    n++;
+  }
+  const x196 = o["nuint"];
+  if (x196 !== undefined) {
+    if (!(typeof x196 === "number" && (x196 | 0) === x196)) rt.int(x196, "nuint", -2147483648, 2147483647);
+    r.nuint = x196 as number;
+    n++;
+  }
+  const x197 = o["managed"];
+  if (x197 !== undefined) {
+    if (!(typeof x197 === "number" && (x197 | 0) === x197)) rt.int(x197, "managed", -2147483648, 2147483647);
+    r.managed = x197 as number;
+    n++;
+  }
+  const x198 = o["required"];
+  if (x198 !== undefined) {
+    if (!(typeof x198 === "number" && (x198 | 0) === x198)) rt.int(x198, "required", -2147483648, 2147483647);
+    r.required = x198 as number;
+    n++;
+  }
+  const x199 = o["file"];
+  if (x199 !== undefined) {
+    if (!(typeof x199 === "number" && (x199 | 0) === x199)) rt.int(x199, "file", -2147483648, 2147483647);
+    r.file = x199 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 201–300 of ChoiceWideKind (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readChoiceWideKind$3(o: rt.JsonObject, r: rt.Mutable<ChoiceWideKind>): number {
+  let n = 0;
+  const x200 = o["scoped"];
+  if (x200 !== undefined) {
+    if (!(typeof x200 === "number" && (x200 | 0) === x200)) rt.int(x200, "scoped", -2147483648, 2147483647);
+    r.scoped = x200 as number;
+    n++;
+  }
+  const x201 = o["field"];
+  if (x201 !== undefined) {
+    if (!(typeof x201 === "number" && (x201 | 0) === x201)) rt.int(x201, "field", -2147483648, 2147483647);
+    r.field = x201 as number;
+    n++;
+  }
+  const x202 = o["GetHashCode"];
+  if (x202 !== undefined) {
+    if (!(typeof x202 === "number" && (x202 | 0) === x202)) rt.int(x202, "GetHashCode", -2147483648, 2147483647);
+    r.getHashCode = x202 as number;
+    n++;
+  }
+  const x203 = o["GetType"];
+  if (x203 !== undefined) {
+    if (!(typeof x203 === "number" && (x203 | 0) === x203)) rt.int(x203, "GetType", -2147483648, 2147483647);
+    r.getType = x203 as number;
+    n++;
+  }
+  const x204 = o["Finalize"];
+  if (x204 !== undefined) {
+    if (!(typeof x204 === "number" && (x204 | 0) === x204)) rt.int(x204, "Finalize", -2147483648, 2147483647);
+    r.finalize = x204 as number;
+    n++;
+  }
+  const x205 = o["MemberwiseClone"];
+  if (x205 !== undefined) {
+    if (!(typeof x205 === "number" && (x205 | 0) === x205)) rt.int(x205, "MemberwiseClone", -2147483648, 2147483647);
+    r.memberwiseClone = x205 as number;
+    n++;
+  }
+  const x206 = o["ReferenceEquals"];
+  if (x206 !== undefined) {
+    if (!(typeof x206 === "number" && (x206 | 0) === x206)) rt.int(x206, "ReferenceEquals", -2147483648, 2147483647);
+    r.referenceEquals = x206 as number;
+    n++;
+  }
+  const x207 = o["debugger"];
+  if (x207 !== undefined) {
+    if (!(typeof x207 === "number" && (x207 | 0) === x207)) rt.int(x207, "debugger", -2147483648, 2147483647);
+    r.debugger = x207 as number;
+    n++;
+  }
+  const x208 = o["delete"];
+  if (x208 !== undefined) {
+    if (!(typeof x208 === "number" && (x208 | 0) === x208)) rt.int(x208, "delete", -2147483648, 2147483647);
+    r.delete = x208 as number;
+    n++;
+  }
+  const x209 = o["export"];
+  if (x209 !== undefined) {
+    if (!(typeof x209 === "number" && (x209 | 0) === x209)) rt.int(x209, "export", -2147483648, 2147483647);
+    r.export = x209 as number;
+    n++;
+  }
+  const x210 = o["extends"];
+  if (x210 !== undefined) {
+    if (!(typeof x210 === "number" && (x210 | 0) === x210)) rt.int(x210, "extends", -2147483648, 2147483647);
+    r.extends = x210 as number;
+    n++;
+  }
+  const x211 = o["function"];
+  if (x211 !== undefined) {
+    if (!(typeof x211 === "number" && (x211 | 0) === x211)) rt.int(x211, "function", -2147483648, 2147483647);
+    r.function = x211 as number;
+    n++;
+  }
+  const x212 = o["import"];
+  if (x212 !== undefined) {
+    if (!(typeof x212 === "number" && (x212 | 0) === x212)) rt.int(x212, "import", -2147483648, 2147483647);
+    r.import = x212 as number;
+    n++;
+  }
+  const x213 = o["instanceof"];
+  if (x213 !== undefined) {
+    if (!(typeof x213 === "number" && (x213 | 0) === x213)) rt.int(x213, "instanceof", -2147483648, 2147483647);
+    r.instanceof = x213 as number;
+    n++;
+  }
+  const x214 = o["implements"];
+  if (x214 !== undefined) {
+    if (!(typeof x214 === "number" && (x214 | 0) === x214)) rt.int(x214, "implements", -2147483648, 2147483647);
+    r.implements = x214 as number;
+    n++;
+  }
+  const x215 = o["package"];
+  if (x215 !== undefined) {
+    if (!(typeof x215 === "number" && (x215 | 0) === x215)) rt.int(x215, "package", -2147483648, 2147483647);
+    r.package = x215 as number;
+    n++;
+  }
+  const x216 = o["any"];
+  if (x216 !== undefined) {
+    if (!(typeof x216 === "number" && (x216 | 0) === x216)) rt.int(x216, "any", -2147483648, 2147483647);
+    r.any = x216 as number;
+    n++;
+  }
+  const x217 = o["boolean"];
+  if (x217 !== undefined) {
+    if (!(typeof x217 === "number" && (x217 | 0) === x217)) rt.int(x217, "boolean", -2147483648, 2147483647);
+    r.boolean = x217 as number;
+    n++;
+  }
+  const x218 = rt.own(o, "constructor");
+  if (x218 !== undefined) {
+    if (!(typeof x218 === "number" && (x218 | 0) === x218)) rt.int(x218, "constructor", -2147483648, 2147483647);
+    r.constructor = x218 as number;
+    n++;
+  }
+  const x219 = o["declare"];
+  if (x219 !== undefined) {
+    if (!(typeof x219 === "number" && (x219 | 0) === x219)) rt.int(x219, "declare", -2147483648, 2147483647);
+    r.declare = x219 as number;
+    n++;
+  }
+  const x220 = o["module"];
+  if (x220 !== undefined) {
+    if (!(typeof x220 === "number" && (x220 | 0) === x220)) rt.int(x220, "module", -2147483648, 2147483647);
+    r.module = x220 as number;
+    n++;
+  }
+  const x221 = o["require"];
+  if (x221 !== undefined) {
+    if (!(typeof x221 === "number" && (x221 | 0) === x221)) rt.int(x221, "require", -2147483648, 2147483647);
+    r.require = x221 as number;
+    n++;
+  }
+  const x222 = o["number"];
+  if (x222 !== undefined) {
+    if (!(typeof x222 === "number" && (x222 | 0) === x222)) rt.int(x222, "number", -2147483648, 2147483647);
+    r.number = x222 as number;
+    n++;
+  }
+  const x223 = o["symbol"];
+  if (x223 !== undefined) {
+    if (!(typeof x223 === "number" && (x223 | 0) === x223)) rt.int(x223, "symbol", -2147483648, 2147483647);
+    r.symbol = x223 as number;
+    n++;
+  }
+  const x224 = o["of"];
+  if (x224 !== undefined) {
+    if (!(typeof x224 === "number" && (x224 | 0) === x224)) rt.int(x224, "of", -2147483648, 2147483647);
+    r.of = x224 as number;
+    n++;
+  }
+  const x225 = o["bigint"];
+  if (x225 !== undefined) {
+    if (!(typeof x225 === "number" && (x225 | 0) === x225)) rt.int(x225, "bigint", -2147483648, 2147483647);
+    r.bigint = x225 as number;
+    n++;
+  }
+  const x226 = o["undefined"];
+  if (x226 !== undefined) {
+    if (!(typeof x226 === "number" && (x226 | 0) === x226)) rt.int(x226, "undefined", -2147483648, 2147483647);
+    r.undefined = x226 as number;
+    n++;
+  }
+  const x227 = o["never"];
+  if (x227 !== undefined) {
+    if (!(typeof x227 === "number" && (x227 | 0) === x227)) rt.int(x227, "never", -2147483648, 2147483647);
+    r.never = x227 as number;
+    n++;
+  }
+  const x228 = o["unknown"];
+  if (x228 !== undefined) {
+    if (!(typeof x228 === "number" && (x228 | 0) === x228)) rt.int(x228, "unknown", -2147483648, 2147483647);
+    r.unknown = x228 as number;
+    n++;
+  }
+  const x229 = o["keyof"];
+  if (x229 !== undefined) {
+    if (!(typeof x229 === "number" && (x229 | 0) === x229)) rt.int(x229, "keyof", -2147483648, 2147483647);
+    r.keyof = x229 as number;
+    n++;
+  }
+  const x230 = o["infer"];
+  if (x230 !== undefined) {
+    if (!(typeof x230 === "number" && (x230 | 0) === x230)) rt.int(x230, "infer", -2147483648, 2147483647);
+    r.infer = x230 as number;
+    n++;
+  }
+  const x231 = o["unique"];
+  if (x231 !== undefined) {
+    if (!(typeof x231 === "number" && (x231 | 0) === x231)) rt.int(x231, "unique", -2147483648, 2147483647);
+    r.unique = x231 as number;
+    n++;
+  }
+  const x232 = o["accessor"];
+  if (x232 !== undefined) {
+    if (!(typeof x232 === "number" && (x232 | 0) === x232)) rt.int(x232, "accessor", -2147483648, 2147483647);
+    r.accessor = x232 as number;
+    n++;
+  }
+  const x233 = o["asserts"];
+  if (x233 !== undefined) {
+    if (!(typeof x233 === "number" && (x233 | 0) === x233)) rt.int(x233, "asserts", -2147483648, 2147483647);
+    r.asserts = x233 as number;
+    n++;
+  }
+  const x234 = o["assert"];
+  if (x234 !== undefined) {
+    if (!(typeof x234 === "number" && (x234 | 0) === x234)) rt.int(x234, "assert", -2147483648, 2147483647);
+    r.assert = x234 as number;
+    n++;
+  }
+  const x235 = o["intrinsic"];
+  if (x235 !== undefined) {
+    if (!(typeof x235 === "number" && (x235 | 0) === x235)) rt.int(x235, "intrinsic", -2147483648, 2147483647);
+    r.intrinsic = x235 as number;
+    n++;
+  }
+  const x236 = o["satisfies"];
+  if (x236 !== undefined) {
+    if (!(typeof x236 === "number" && (x236 | 0) === x236)) rt.int(x236, "satisfies", -2147483648, 2147483647);
+    r.satisfies = x236 as number;
+    n++;
+  }
+  const x237 = o["arguments"];
+  if (x237 !== undefined) {
+    if (!(typeof x237 === "number" && (x237 | 0) === x237)) rt.int(x237, "arguments", -2147483648, 2147483647);
+    r.arguments = x237 as number;
+    n++;
+  }
+  const x238 = o["eval"];
+  if (x238 !== undefined) {
+    if (!(typeof x238 === "number" && (x238 | 0) === x238)) rt.int(x238, "eval", -2147483648, 2147483647);
+    r.eval = x238 as number;
+    n++;
+  }
+  const x239 = rt.own(o, "__proto__");
+  if (x239 !== undefined) {
+    if (!(typeof x239 === "number" && (x239 | 0) === x239)) rt.int(x239, "__proto__", -2147483648, 2147483647);
+    r.proto = x239 as number;
+    n++;
+  }
+  const x240 = o["prototype"];
+  if (x240 !== undefined) {
+    if (!(typeof x240 === "number" && (x240 | 0) === x240)) rt.int(x240, "prototype", -2147483648, 2147483647);
+    r.prototype = x240 as number;
+    n++;
+  }
+  const x241 = rt.own(o, "toLocaleString");
+  if (x241 !== undefined) {
+    if (!(typeof x241 === "number" && (x241 | 0) === x241)) rt.int(x241, "toLocaleString", -2147483648, 2147483647);
+    r.toLocaleString = x241 as number;
+    n++;
+  }
+  const x242 = rt.own(o, "valueOf");
+  if (x242 !== undefined) {
+    if (!(typeof x242 === "number" && (x242 | 0) === x242)) rt.int(x242, "valueOf", -2147483648, 2147483647);
+    r.valueOf = x242 as number;
+    n++;
+  }
+  const x243 = rt.own(o, "hasOwnProperty");
+  if (x243 !== undefined) {
+    if (!(typeof x243 === "number" && (x243 | 0) === x243)) rt.int(x243, "hasOwnProperty", -2147483648, 2147483647);
+    r.hasOwnProperty = x243 as number;
+    n++;
+  }
+  const x244 = rt.own(o, "isPrototypeOf");
+  if (x244 !== undefined) {
+    if (!(typeof x244 === "number" && (x244 | 0) === x244)) rt.int(x244, "isPrototypeOf", -2147483648, 2147483647);
+    r.isPrototypeOf = x244 as number;
+    n++;
+  }
+  const x245 = rt.own(o, "propertyIsEnumerable");
+  if (x245 !== undefined) {
+    if (!(typeof x245 === "number" && (x245 | 0) === x245)) rt.int(x245, "propertyIsEnumerable", -2147483648, 2147483647);
+    r.propertyIsEnumerable = x245 as number;
+    n++;
+  }
+  const x246 = o["Array"];
+  if (x246 !== undefined) {
+    if (!(typeof x246 === "number" && (x246 | 0) === x246)) rt.int(x246, "Array", -2147483648, 2147483647);
+    r.array = x246 as number;
+    n++;
+  }
+  const x247 = o["ArrayBuffer"];
+  if (x247 !== undefined) {
+    if (!(typeof x247 === "number" && (x247 | 0) === x247)) rt.int(x247, "ArrayBuffer", -2147483648, 2147483647);
+    r.arrayBuffer = x247 as number;
+    n++;
+  }
+  const x248 = o["ArrayLike"];
+  if (x248 !== undefined) {
+    if (!(typeof x248 === "number" && (x248 | 0) === x248)) rt.int(x248, "ArrayLike", -2147483648, 2147483647);
+    r.arrayLike = x248 as number;
+    n++;
+  }
+  const x249 = o["BigInt"];
+  if (x249 !== undefined) {
+    if (!(typeof x249 === "number" && (x249 | 0) === x249)) rt.int(x249, "BigInt", -2147483648, 2147483647);
+    r.bigInt = x249 as number;
+    n++;
+  }
+  const x250 = o["Buffer"];
+  if (x250 !== undefined) {
+    if (!(typeof x250 === "number" && (x250 | 0) === x250)) rt.int(x250, "Buffer", -2147483648, 2147483647);
+    r.buffer = x250 as number;
+    n++;
+  }
+  const x251 = o["DataView"];
+  if (x251 !== undefined) {
+    if (!(typeof x251 === "number" && (x251 | 0) === x251)) rt.int(x251, "DataView", -2147483648, 2147483647);
+    r.dataView = x251 as number;
+    n++;
+  }
+  const x252 = o["Date"];
+  if (x252 !== undefined) {
+    if (!(typeof x252 === "number" && (x252 | 0) === x252)) rt.int(x252, "Date", -2147483648, 2147483647);
+    r.date = x252 as number;
+    n++;
+  }
+  const x253 = o["Error"];
+  if (x253 !== undefined) {
+    if (!(typeof x253 === "number" && (x253 | 0) === x253)) rt.int(x253, "Error", -2147483648, 2147483647);
+    r.error = x253 as number;
+    n++;
+  }
+  const x254 = o["EvalError"];
+  if (x254 !== undefined) {
+    if (!(typeof x254 === "number" && (x254 | 0) === x254)) rt.int(x254, "EvalError", -2147483648, 2147483647);
+    r.evalError = x254 as number;
+    n++;
+  }
+  const x255 = o["Exclude"];
+  if (x255 !== undefined) {
+    if (!(typeof x255 === "number" && (x255 | 0) === x255)) rt.int(x255, "Exclude", -2147483648, 2147483647);
+    r.exclude = x255 as number;
+    n++;
+  }
+  const x256 = o["Extract"];
+  if (x256 !== undefined) {
+    if (!(typeof x256 === "number" && (x256 | 0) === x256)) rt.int(x256, "Extract", -2147483648, 2147483647);
+    r.extract = x256 as number;
+    n++;
+  }
+  const x257 = o["Infinity"];
+  if (x257 !== undefined) {
+    if (!(typeof x257 === "number" && (x257 | 0) === x257)) rt.int(x257, "Infinity", -2147483648, 2147483647);
+    r.infinity = x257 as number;
+    n++;
+  }
+  const x258 = o["InstanceType"];
+  if (x258 !== undefined) {
+    if (!(typeof x258 === "number" && (x258 | 0) === x258)) rt.int(x258, "InstanceType", -2147483648, 2147483647);
+    r.instanceType = x258 as number;
+    n++;
+  }
+  const x259 = o["Intl"];
+  if (x259 !== undefined) {
+    if (!(typeof x259 === "number" && (x259 | 0) === x259)) rt.int(x259, "Intl", -2147483648, 2147483647);
+    r.intl = x259 as number;
+    n++;
+  }
+  const x260 = o["Iterable"];
+  if (x260 !== undefined) {
+    if (!(typeof x260 === "number" && (x260 | 0) === x260)) rt.int(x260, "Iterable", -2147483648, 2147483647);
+    r.iterable = x260 as number;
+    n++;
+  }
+  const x261 = o["IterableIterator"];
+  if (x261 !== undefined) {
+    if (!(typeof x261 === "number" && (x261 | 0) === x261)) rt.int(x261, "IterableIterator", -2147483648, 2147483647);
+    r.iterableIterator = x261 as number;
+    n++;
+  }
+  const x262 = o["JSON"];
+  if (x262 !== undefined) {
+    if (!(typeof x262 === "number" && (x262 | 0) === x262)) rt.int(x262, "JSON", -2147483648, 2147483647);
+    r.json = x262 as number;
+    n++;
+  }
+  const x263 = o["Map"];
+  if (x263 !== undefined) {
+    if (!(typeof x263 === "number" && (x263 | 0) === x263)) rt.int(x263, "Map", -2147483648, 2147483647);
+    r.map = x263 as number;
+    n++;
+  }
+  const x264 = o["Math"];
+  if (x264 !== undefined) {
+    if (!(typeof x264 === "number" && (x264 | 0) === x264)) rt.int(x264, "Math", -2147483648, 2147483647);
+    r.math = x264 as number;
+    n++;
+  }
+  const x265 = o["NaN"];
+  if (x265 !== undefined) {
+    if (!(typeof x265 === "number" && (x265 | 0) === x265)) rt.int(x265, "NaN", -2147483648, 2147483647);
+    r.naN = x265 as number;
+    n++;
+  }
+  const x266 = o["NonNullable"];
+  if (x266 !== undefined) {
+    if (!(typeof x266 === "number" && (x266 | 0) === x266)) rt.int(x266, "NonNullable", -2147483648, 2147483647);
+    r.nonNullable = x266 as number;
+    n++;
+  }
+  const x267 = o["Omit"];
+  if (x267 !== undefined) {
+    if (!(typeof x267 === "number" && (x267 | 0) === x267)) rt.int(x267, "Omit", -2147483648, 2147483647);
+    r.omit = x267 as number;
+    n++;
+  }
+  const x268 = o["Parameters"];
+  if (x268 !== undefined) {
+    if (!(typeof x268 === "number" && (x268 | 0) === x268)) rt.int(x268, "Parameters", -2147483648, 2147483647);
+    r.parameters = x268 as number;
+    n++;
+  }
+  const x269 = o["Pick"];
+  if (x269 !== undefined) {
+    if (!(typeof x269 === "number" && (x269 | 0) === x269)) rt.int(x269, "Pick", -2147483648, 2147483647);
+    r.pick = x269 as number;
+    n++;
+  }
+  const x270 = o["Promise"];
+  if (x270 !== undefined) {
+    if (!(typeof x270 === "number" && (x270 | 0) === x270)) rt.int(x270, "Promise", -2147483648, 2147483647);
+    r.promise = x270 as number;
+    n++;
+  }
+  const x271 = o["PropertyKey"];
+  if (x271 !== undefined) {
+    if (!(typeof x271 === "number" && (x271 | 0) === x271)) rt.int(x271, "PropertyKey", -2147483648, 2147483647);
+    r.propertyKey = x271 as number;
+    n++;
+  }
+  const x272 = o["Proxy"];
+  if (x272 !== undefined) {
+    if (!(typeof x272 === "number" && (x272 | 0) === x272)) rt.int(x272, "Proxy", -2147483648, 2147483647);
+    r.proxy = x272 as number;
+    n++;
+  }
+  const x273 = o["RangeError"];
+  if (x273 !== undefined) {
+    if (!(typeof x273 === "number" && (x273 | 0) === x273)) rt.int(x273, "RangeError", -2147483648, 2147483647);
+    r.rangeError = x273 as number;
+    n++;
+  }
+  const x274 = o["ReadonlyArray"];
+  if (x274 !== undefined) {
+    if (!(typeof x274 === "number" && (x274 | 0) === x274)) rt.int(x274, "ReadonlyArray", -2147483648, 2147483647);
+    r.readonlyArray = x274 as number;
+    n++;
+  }
+  const x275 = o["ReadonlyMap"];
+  if (x275 !== undefined) {
+    if (!(typeof x275 === "number" && (x275 | 0) === x275)) rt.int(x275, "ReadonlyMap", -2147483648, 2147483647);
+    r.readonlyMap = x275 as number;
+    n++;
+  }
+  const x276 = o["ReadonlySet"];
+  if (x276 !== undefined) {
+    if (!(typeof x276 === "number" && (x276 | 0) === x276)) rt.int(x276, "ReadonlySet", -2147483648, 2147483647);
+    r.readonlySet = x276 as number;
+    n++;
+  }
+  const x277 = o["Reflect"];
+  if (x277 !== undefined) {
+    if (!(typeof x277 === "number" && (x277 | 0) === x277)) rt.int(x277, "Reflect", -2147483648, 2147483647);
+    r.reflect = x277 as number;
+    n++;
+  }
+  const x278 = o["RegExp"];
+  if (x278 !== undefined) {
+    if (!(typeof x278 === "number" && (x278 | 0) === x278)) rt.int(x278, "RegExp", -2147483648, 2147483647);
+    r.regExp = x278 as number;
+    n++;
+  }
+  const x279 = o["ReturnType"];
+  if (x279 !== undefined) {
+    if (!(typeof x279 === "number" && (x279 | 0) === x279)) rt.int(x279, "ReturnType", -2147483648, 2147483647);
+    r.returnType = x279 as number;
+    n++;
+  }
+  const x280 = o["SyntaxError"];
+  if (x280 !== undefined) {
+    if (!(typeof x280 === "number" && (x280 | 0) === x280)) rt.int(x280, "SyntaxError", -2147483648, 2147483647);
+    r.syntaxError = x280 as number;
+    n++;
+  }
+  const x281 = o["TextDecoder"];
+  if (x281 !== undefined) {
+    if (!(typeof x281 === "number" && (x281 | 0) === x281)) rt.int(x281, "TextDecoder", -2147483648, 2147483647);
+    r.textDecoder = x281 as number;
+    n++;
+  }
+  const x282 = o["TextEncoder"];
+  if (x282 !== undefined) {
+    if (!(typeof x282 === "number" && (x282 | 0) === x282)) rt.int(x282, "TextEncoder", -2147483648, 2147483647);
+    r.textEncoder = x282 as number;
+    n++;
+  }
+  const x283 = o["TypeError"];
+  if (x283 !== undefined) {
+    if (!(typeof x283 === "number" && (x283 | 0) === x283)) rt.int(x283, "TypeError", -2147483648, 2147483647);
+    r.typeError = x283 as number;
+    n++;
+  }
+  const x284 = o["URIError"];
+  if (x284 !== undefined) {
+    if (!(typeof x284 === "number" && (x284 | 0) === x284)) rt.int(x284, "URIError", -2147483648, 2147483647);
+    r.uriError = x284 as number;
+    n++;
+  }
+  const x285 = o["URL"];
+  if (x285 !== undefined) {
+    if (!(typeof x285 === "number" && (x285 | 0) === x285)) rt.int(x285, "URL", -2147483648, 2147483647);
+    r.url = x285 as number;
+    n++;
+  }
+  const x286 = o["Uint8Array"];
+  if (x286 !== undefined) {
+    if (!(typeof x286 === "number" && (x286 | 0) === x286)) rt.int(x286, "Uint8Array", -2147483648, 2147483647);
+    r.uint8array = x286 as number;
+    n++;
+  }
+  const x287 = o["WeakMap"];
+  if (x287 !== undefined) {
+    if (!(typeof x287 === "number" && (x287 | 0) === x287)) rt.int(x287, "WeakMap", -2147483648, 2147483647);
+    r.weakMap = x287 as number;
+    n++;
+  }
+  const x288 = o["WeakSet"];
+  if (x288 !== undefined) {
+    if (!(typeof x288 === "number" && (x288 | 0) === x288)) rt.int(x288, "WeakSet", -2147483648, 2147483647);
+    r.weakSet = x288 as number;
+    n++;
+  }
+  const x289 = o["console"];
+  if (x289 !== undefined) {
+    if (!(typeof x289 === "number" && (x289 | 0) === x289)) rt.int(x289, "console", -2147483648, 2147483647);
+    r.console = x289 as number;
+    n++;
+  }
+  const x290 = o["globalThis"];
+  if (x290 !== undefined) {
+    if (!(typeof x290 === "number" && (x290 | 0) === x290)) rt.int(x290, "globalThis", -2147483648, 2147483647);
+    r.globalThis = x290 as number;
+    n++;
+  }
+  const x291 = o["process"];
+  if (x291 !== undefined) {
+    if (!(typeof x291 === "number" && (x291 | 0) === x291)) rt.int(x291, "process", -2147483648, 2147483647);
+    r.process = x291 as number;
+    n++;
+  }
+  const x292 = o["CON"];
+  if (x292 !== undefined) {
+    if (!(typeof x292 === "number" && (x292 | 0) === x292)) rt.int(x292, "CON", -2147483648, 2147483647);
+    r.con = x292 as number;
+    n++;
+  }
+  const x293 = o["PRN"];
+  if (x293 !== undefined) {
+    if (!(typeof x293 === "number" && (x293 | 0) === x293)) rt.int(x293, "PRN", -2147483648, 2147483647);
+    r.prn = x293 as number;
+    n++;
+  }
+  const x294 = o["AUX"];
+  if (x294 !== undefined) {
+    if (!(typeof x294 === "number" && (x294 | 0) === x294)) rt.int(x294, "AUX", -2147483648, 2147483647);
+    r.aux = x294 as number;
+    n++;
+  }
+  const x295 = o["NUL"];
+  if (x295 !== undefined) {
+    if (!(typeof x295 === "number" && (x295 | 0) === x295)) rt.int(x295, "NUL", -2147483648, 2147483647);
+    r.nul = x295 as number;
+    n++;
+  }
+  const x296 = o["COM0"];
+  if (x296 !== undefined) {
+    if (!(typeof x296 === "number" && (x296 | 0) === x296)) rt.int(x296, "COM0", -2147483648, 2147483647);
+    r.com0 = x296 as number;
+    n++;
+  }
+  const x297 = o["COM1"];
+  if (x297 !== undefined) {
+    if (!(typeof x297 === "number" && (x297 | 0) === x297)) rt.int(x297, "COM1", -2147483648, 2147483647);
+    r.com1 = x297 as number;
+    n++;
+  }
+  const x298 = o["COM2"];
+  if (x298 !== undefined) {
+    if (!(typeof x298 === "number" && (x298 | 0) === x298)) rt.int(x298, "COM2", -2147483648, 2147483647);
+    r.com2 = x298 as number;
+    n++;
+  }
+  const x299 = o["COM3"];
+  if (x299 !== undefined) {
+    if (!(typeof x299 === "number" && (x299 | 0) === x299)) rt.int(x299, "COM3", -2147483648, 2147483647);
+    r.com3 = x299 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 301–336 of ChoiceWideKind (one part of its reader: a function of a few hundred field checks is too large for TypeScript's control-flow analysis). */
+function readChoiceWideKind$4(o: rt.JsonObject, r: rt.Mutable<ChoiceWideKind>): number {
+  let n = 0;
+  const x300 = o["COM4"];
+  if (x300 !== undefined) {
+    if (!(typeof x300 === "number" && (x300 | 0) === x300)) rt.int(x300, "COM4", -2147483648, 2147483647);
+    r.com4 = x300 as number;
+    n++;
+  }
+  const x301 = o["COM5"];
+  if (x301 !== undefined) {
+    if (!(typeof x301 === "number" && (x301 | 0) === x301)) rt.int(x301, "COM5", -2147483648, 2147483647);
+    r.com5 = x301 as number;
+    n++;
+  }
+  const x302 = o["COM6"];
+  if (x302 !== undefined) {
+    if (!(typeof x302 === "number" && (x302 | 0) === x302)) rt.int(x302, "COM6", -2147483648, 2147483647);
+    r.com6 = x302 as number;
+    n++;
+  }
+  const x303 = o["COM7"];
+  if (x303 !== undefined) {
+    if (!(typeof x303 === "number" && (x303 | 0) === x303)) rt.int(x303, "COM7", -2147483648, 2147483647);
+    r.com7 = x303 as number;
+    n++;
+  }
+  const x304 = o["COM8"];
+  if (x304 !== undefined) {
+    if (!(typeof x304 === "number" && (x304 | 0) === x304)) rt.int(x304, "COM8", -2147483648, 2147483647);
+    r.com8 = x304 as number;
+    n++;
+  }
+  const x305 = o["COM9"];
+  if (x305 !== undefined) {
+    if (!(typeof x305 === "number" && (x305 | 0) === x305)) rt.int(x305, "COM9", -2147483648, 2147483647);
+    r.com9 = x305 as number;
+    n++;
+  }
+  const x306 = o["COM\u00b9"];
+  if (x306 !== undefined) {
+    if (!(typeof x306 === "number" && (x306 | 0) === x306)) rt.int(x306, "COM\u00b9", -2147483648, 2147483647);
+    r.comU00b9 = x306 as number;
+    n++;
+  }
+  const x307 = o["COM\u00b2"];
+  if (x307 !== undefined) {
+    if (!(typeof x307 === "number" && (x307 | 0) === x307)) rt.int(x307, "COM\u00b2", -2147483648, 2147483647);
+    r.comU00b2 = x307 as number;
+    n++;
+  }
+  const x308 = o["COM\u00b3"];
+  if (x308 !== undefined) {
+    if (!(typeof x308 === "number" && (x308 | 0) === x308)) rt.int(x308, "COM\u00b3", -2147483648, 2147483647);
+    r.comU00b3 = x308 as number;
+    n++;
+  }
+  const x309 = o["LPT0"];
+  if (x309 !== undefined) {
+    if (!(typeof x309 === "number" && (x309 | 0) === x309)) rt.int(x309, "LPT0", -2147483648, 2147483647);
+    r.lpt0 = x309 as number;
+    n++;
+  }
+  const x310 = o["LPT1"];
+  if (x310 !== undefined) {
+    if (!(typeof x310 === "number" && (x310 | 0) === x310)) rt.int(x310, "LPT1", -2147483648, 2147483647);
+    r.lpt1 = x310 as number;
+    n++;
+  }
+  const x311 = o["LPT2"];
+  if (x311 !== undefined) {
+    if (!(typeof x311 === "number" && (x311 | 0) === x311)) rt.int(x311, "LPT2", -2147483648, 2147483647);
+    r.lpt2 = x311 as number;
+    n++;
+  }
+  const x312 = o["LPT3"];
+  if (x312 !== undefined) {
+    if (!(typeof x312 === "number" && (x312 | 0) === x312)) rt.int(x312, "LPT3", -2147483648, 2147483647);
+    r.lpt3 = x312 as number;
+    n++;
+  }
+  const x313 = o["LPT4"];
+  if (x313 !== undefined) {
+    if (!(typeof x313 === "number" && (x313 | 0) === x313)) rt.int(x313, "LPT4", -2147483648, 2147483647);
+    r.lpt4 = x313 as number;
+    n++;
+  }
+  const x314 = o["LPT5"];
+  if (x314 !== undefined) {
+    if (!(typeof x314 === "number" && (x314 | 0) === x314)) rt.int(x314, "LPT5", -2147483648, 2147483647);
+    r.lpt5 = x314 as number;
+    n++;
+  }
+  const x315 = o["LPT6"];
+  if (x315 !== undefined) {
+    if (!(typeof x315 === "number" && (x315 | 0) === x315)) rt.int(x315, "LPT6", -2147483648, 2147483647);
+    r.lpt6 = x315 as number;
+    n++;
+  }
+  const x316 = o["LPT7"];
+  if (x316 !== undefined) {
+    if (!(typeof x316 === "number" && (x316 | 0) === x316)) rt.int(x316, "LPT7", -2147483648, 2147483647);
+    r.lpt7 = x316 as number;
+    n++;
+  }
+  const x317 = o["LPT8"];
+  if (x317 !== undefined) {
+    if (!(typeof x317 === "number" && (x317 | 0) === x317)) rt.int(x317, "LPT8", -2147483648, 2147483647);
+    r.lpt8 = x317 as number;
+    n++;
+  }
+  const x318 = o["LPT9"];
+  if (x318 !== undefined) {
+    if (!(typeof x318 === "number" && (x318 | 0) === x318)) rt.int(x318, "LPT9", -2147483648, 2147483647);
+    r.lpt9 = x318 as number;
+    n++;
+  }
+  const x319 = o["LPT\u00b9"];
+  if (x319 !== undefined) {
+    if (!(typeof x319 === "number" && (x319 | 0) === x319)) rt.int(x319, "LPT\u00b9", -2147483648, 2147483647);
+    r.lptU00b9 = x319 as number;
+    n++;
+  }
+  const x320 = o["LPT\u00b2"];
+  if (x320 !== undefined) {
+    if (!(typeof x320 === "number" && (x320 | 0) === x320)) rt.int(x320, "LPT\u00b2", -2147483648, 2147483647);
+    r.lptU00b2 = x320 as number;
+    n++;
+  }
+  const x321 = o["LPT\u00b3"];
+  if (x321 !== undefined) {
+    if (!(typeof x321 === "number" && (x321 | 0) === x321)) rt.int(x321, "LPT\u00b3", -2147483648, 2147483647);
+    r.lptU00b3 = x321 as number;
+    n++;
+  }
+  const x322 = o["CONIN$"];
+  if (x322 !== undefined) {
+    if (!(typeof x322 === "number" && (x322 | 0) === x322)) rt.int(x322, "CONIN$", -2147483648, 2147483647);
+    r.coninU0024 = x322 as number;
+    n++;
+  }
+  const x323 = o["CONOUT$"];
+  if (x323 !== undefined) {
+    if (!(typeof x323 === "number" && (x323 | 0) === x323)) rt.int(x323, "CONOUT$", -2147483648, 2147483647);
+    r.conoutU0024 = x323 as number;
+    n++;
+  }
+  const x324 = o["CLOCK$"];
+  if (x324 !== undefined) {
+    if (!(typeof x324 === "number" && (x324 | 0) === x324)) rt.int(x324, "CLOCK$", -2147483648, 2147483647);
+    r.clockU0024 = x324 as number;
+    n++;
+  }
+  const x325 = o["has"];
+  if (x325 !== undefined) {
+    if (!(typeof x325 === "number" && (x325 | 0) === x325)) rt.int(x325, "has", -2147483648, 2147483647);
+    r.has = x325 as number;
+    n++;
+  }
+  const x326 = o["row"];
+  if (x326 !== undefined) {
+    if (!(typeof x326 === "number" && (x326 | 0) === x326)) rt.int(x326, "row", -2147483648, 2147483647);
+    r.row = x326 as number;
+    n++;
+  }
+  const x327 = o["found"];
+  if (x327 !== undefined) {
+    if (!(typeof x327 === "number" && (x327 | 0) === x327)) rt.int(x327, "found", -2147483648, 2147483647);
+    r.found = x327 as number;
+    n++;
+  }
+  const x328 = o["candidate"];
+  if (x328 !== undefined) {
+    if (!(typeof x328 === "number" && (x328 | 0) === x328)) rt.int(x328, "candidate", -2147483648, 2147483647);
+    r.candidate = x328 as number;
+    n++;
+  }
+  const x329 = o["list"];
+  if (x329 !== undefined) {
+    if (!(typeof x329 === "number" && (x329 | 0) === x329)) rt.int(x329, "list", -2147483648, 2147483647);
+    r.list = x329 as number;
+    n++;
+  }
+  const x330 = o["gentableRow"];
+  if (x330 !== undefined) {
+    if (!(typeof x330 === "number" && (x330 | 0) === x330)) rt.int(x330, "gentableRow", -2147483648, 2147483647);
+    r.gentableRow = x330 as number;
+    n++;
+  }
+  const x331 = o["rows"];
+  if (x331 !== undefined) {
+    if (!(typeof x331 === "number" && (x331 | 0) === x331)) rt.int(x331, "rows", -2147483648, 2147483647);
+    r.rows = x331 as number;
+    n++;
+  }
+  const x332 = o["table"];
+  if (x332 !== undefined) {
+    if (!(typeof x332 === "number" && (x332 | 0) === x332)) rt.int(x332, "table", -2147483648, 2147483647);
+    r.table = x332 as number;
+    n++;
+  }
+  const x333 = o["key"];
+  if (x333 !== undefined) {
+    if (!(typeof x333 === "number" && (x333 | 0) === x333)) rt.int(x333, "key", -2147483648, 2147483647);
+    r.key = x333 as number;
+    n++;
+  }
+  const x334 = o["parts"];
+  if (x334 !== undefined) {
+    if (!(typeof x334 === "number" && (x334 | 0) === x334)) rt.int(x334, "parts", -2147483648, 2147483647);
+    r.parts = x334 as number;
+    n++;
+  }
+  const x335 = o["at"];
+  if (x335 !== undefined) {
+    if (!(typeof x335 === "number" && (x335 | 0) === x335)) rt.int(x335, "at", -2147483648, 2147483647);
+    r.at = x335 as number;
+    n++;
+  }
+  return n;
+}
+
+/** Reads fields 1–100 of ChoiceWideKind from the binary format, in declaration order (one part of its binary reader). */
+function readChoiceWideKindBin$1(b: rt.Bin, r: rt.Mutable<ChoiceWideKind>): void {
+  if (b.opt()) r.as = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.break = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.const = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.continue = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.crate = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.else = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.enum = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extern = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.false = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fn = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.for = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.if = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.impl = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.in = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.let = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.loop = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.match = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.mod = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.move = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.mut = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.pub = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ref = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.return = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.self = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.static = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.struct = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.super = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.trait = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.true = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.type = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unsafe = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.use = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.where = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.while = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.async = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.await = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.dyn = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.abstract = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.become = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.box = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.do = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.final = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.macro = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.override = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.priv = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.typeof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unsized = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.virtual = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.yield = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.try = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.gen = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.union = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.macroRules = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.raw = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.safe = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.option = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.some = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.none = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.result = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ok = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.err = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.vec = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.string = b.int(-2147483648, 2147483647);
+  r.toString = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  if (b.opt()) r.toOwned = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.clone = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.copy = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.send = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sync = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sized = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unpin = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.drop = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fnMut = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fnOnce = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.iterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.intoIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.doubleEndedIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.exactSizeIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extend = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.default = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.eq = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.partialEq = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ord = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.partialOrd = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.asRef = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.asMut = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.into = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.from = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.tryFrom = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.tryInto = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fromIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.debug = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.hash = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.display = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lib = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.main = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.core = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.std = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.alloc = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.procMacro = b.int(-2147483648, 2147483647);
+}
+
+/** Reads fields 101–200 of ChoiceWideKind from the binary format, in declaration order (one part of its binary reader). */
+function readChoiceWideKindBin$2(b: rt.Bin, r: rt.Mutable<ChoiceWideKind>): void {
+  if (b.opt()) r.test = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.bool = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.char = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.str = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i16 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i32 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i64 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.i128 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.isize = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u16 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u32 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u64 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.u128 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.usize = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.f32 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.f64 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.base = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.byte = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.case = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.catch = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.checked = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.class = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.decimal = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.delegate = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.double = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.event = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.explicit = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.finally = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.fixed = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.float = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.foreach = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.goto = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.implicit = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.int = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.interface = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.internal = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.is = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lock = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.long = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.namespace = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.new = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.null = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.object = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.operator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.out = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.params = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.private = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.protected = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.public = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonly = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sbyte = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sealed = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.short = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.sizeof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.stackalloc = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.switch = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.this = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.throw = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.uint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ulong = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unchecked = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ushort = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.using = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.void = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.volatile = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.add = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.alias = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.ascending = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.by = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.descending = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.dynamic = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.equals = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.get = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.global = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.group = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.join = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nameof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.on = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.orderby = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.partial = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.remove = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.select = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.set = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unmanaged = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.value = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.var = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.when = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.record = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.init = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.with = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.and = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.or = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.not = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nuint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.managed = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.required = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.file = b.int(-2147483648, 2147483647);
+}
+
+/** Reads fields 201–300 of ChoiceWideKind from the binary format, in declaration order (one part of its binary reader). */
+function readChoiceWideKindBin$3(b: rt.Bin, r: rt.Mutable<ChoiceWideKind>): void {
+  if (b.opt()) r.scoped = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.field = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.getHashCode = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.getType = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.finalize = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.memberwiseClone = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.referenceEquals = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.debugger = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.delete = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.export = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extends = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.function = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.import = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.instanceof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.implements = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.package = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.any = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.boolean = b.int(-2147483648, 2147483647);
+  r.constructor = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  if (b.opt()) r.declare = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.module = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.require = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.number = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.symbol = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.of = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.bigint = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.undefined = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.never = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unknown = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.keyof = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.infer = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.unique = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.accessor = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.asserts = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.assert = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.intrinsic = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.satisfies = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.arguments = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.eval = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.proto = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.prototype = b.int(-2147483648, 2147483647);
+  r.toLocaleString = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.valueOf = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.hasOwnProperty = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.isPrototypeOf = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.propertyIsEnumerable = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  if (b.opt()) r.array = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.arrayBuffer = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.arrayLike = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.bigInt = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.buffer = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.dataView = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.date = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.error = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.evalError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.exclude = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.extract = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.infinity = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.instanceType = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.intl = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.iterable = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.iterableIterator = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.json = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.map = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.math = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.naN = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nonNullable = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.omit = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.parameters = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.pick = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.promise = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.propertyKey = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.proxy = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.rangeError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonlyArray = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonlyMap = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.readonlySet = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.reflect = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.regExp = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.returnType = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.syntaxError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.textDecoder = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.textEncoder = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.typeError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.uriError = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.url = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.uint8array = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.weakMap = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.weakSet = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.console = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.globalThis = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.process = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.con = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.prn = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.aux = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.nul = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com0 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com1 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com3 = b.int(-2147483648, 2147483647);
+}
+
+/** Reads fields 301–336 of ChoiceWideKind from the binary format, in declaration order (one part of its binary reader). */
+function readChoiceWideKindBin$4(b: rt.Bin, r: rt.Mutable<ChoiceWideKind>): void {
+  if (b.opt()) r.com4 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com5 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com6 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com7 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.com9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.comU00b9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.comU00b2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.comU00b3 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt0 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt1 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt3 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt4 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt5 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt6 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt7 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt8 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lpt9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lptU00b9 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lptU00b2 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.lptU00b3 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.coninU0024 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.conoutU0024 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.clockU0024 = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.has = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.row = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.found = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.candidate = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.list = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.gentableRow = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.rows = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.table = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.key = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.parts = b.int(-2147483648, 2147483647);
+  if (b.opt()) r.at = b.int(-2147483648, 2147483647);
+}
+
+const FIELDS_ChoiceWideKind: readonly string[] = ["kind", "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "macro_rules", "raw", "safe", "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "ToString", "ToOwned", "Clone", "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "FnMut", "FnOnce", "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd", "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display", "lib", "main", "core", "std", "alloc", "proc_macro", "test", "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "base", "byte", "case", "catch", "checked", "class", "decimal", "delegate", "double", "event", "explicit", "finally", "fixed", "float", "foreach", "goto", "implicit", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out", "params", "private", "protected", "public", "readonly", "sbyte", "sealed", "short", "sizeof", "stackalloc", "switch", "this", "throw", "uint", "ulong", "unchecked", "ushort", "using", "void", "volatile", "add", "alias", "ascending", "by", "descending", "dynamic", "equals", "get", "global", "group", "join", "nameof", "on", "orderby", "partial", "remove", "select", "set", "unmanaged", "value", "var", "when", "record", "init", "with", "and", "or", "not", "nint", "nuint", "managed", "required", "file", "scoped", "field", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals", "debugger", "delete", "export", "extends", "function", "import", "instanceof", "implements", "package", "any", "boolean", "constructor", "declare", "module", "require", "number", "symbol", "of", "bigint", "undefined", "never", "unknown", "keyof", "infer", "unique", "accessor", "asserts", "assert", "intrinsic", "satisfies", "arguments", "eval", "__proto__", "prototype", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "Array", "ArrayBuffer", "ArrayLike", "BigInt", "Buffer", "DataView", "Date", "Error", "EvalError", "Exclude", "Extract", "Infinity", "InstanceType", "Intl", "Iterable", "IterableIterator", "JSON", "Map", "Math", "NaN", "NonNullable", "Omit", "Parameters", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "Reflect", "RegExp", "ReturnType", "SyntaxError", "TextDecoder", "TextEncoder", "TypeError", "URIError", "URL", "Uint8Array", "WeakMap", "WeakSet", "console", "globalThis", "process", "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b9", "COM\u00b2", "COM\u00b3", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b9", "LPT\u00b2", "LPT\u00b3", "CONIN$", "CONOUT$", "CLOCK$", "has", "row", "found", "candidate", "list", "gentableRow", "rows", "table", "key", "parts", "at"];
+
 export function readChoice(v: unknown, at: rt.At): Choice {
-  if (!rt.isObject(v)) return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at", v);
+  if (!rt.isObject(v)) return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at, WideKind", v);
   const o = v;
   try {
     switch (o["kind"]) {
@@ -23038,15 +25772,34 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAt);
         return Object.freeze(r);
       }
+      case "WideKind": {
+        const r = {
+          kind: "WideKind",
+          toString: undefined,
+          constructor: undefined,
+          toLocaleString: undefined,
+          valueOf: undefined,
+          hasOwnProperty: undefined,
+          isPrototypeOf: undefined,
+          propertyIsEnumerable: undefined,
+        } as rt.Mutable<ChoiceWideKind>;
+        let n = 1;
+        n += readChoiceWideKind$1(o, r);
+        n += readChoiceWideKind$2(o, r);
+        n += readChoiceWideKind$3(o, r);
+        n += readChoiceWideKind$4(o, r);
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceWideKind);
+        return Object.freeze(r);
+      }
     }
   } catch (e) {
     throw rt.within(e, at);
   }
-  return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at", v);
+  return rt.fail(at, "an object whose kind is one of as, break, const, continue, crate, else, enum, extern, false, fn, for, if, impl, in, let, loop, match, mod, move, mut, pub, ref, return, self, static, struct, super, trait, true, type, unsafe, use, where, while, async, await, dyn, abstract, become, box, do, final, macro, override, priv, typeof, unsized, virtual, yield, try, gen, union, macro_rules, raw, safe, Option, Some, None, Result, Ok, Err, Vec, String, ToString, ToOwned, Clone, Copy, Send, Sync, Sized, Unpin, Drop, FnMut, FnOnce, Iterator, IntoIterator, DoubleEndedIterator, ExactSizeIterator, Extend, Default, Eq, PartialEq, Ord, PartialOrd, AsRef, AsMut, Into, From, TryFrom, TryInto, FromIterator, Debug, Hash, Display, lib, main, core, std, alloc, proc_macro, test, bool, char, str, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, base, byte, case, catch, checked, class, decimal, delegate, double, event, explicit, finally, fixed, float, foreach, goto, implicit, int, interface, internal, is, lock, long, namespace, new, null, object, operator, out, params, private, protected, public, readonly, sbyte, sealed, short, sizeof, stackalloc, switch, this, throw, uint, ulong, unchecked, ushort, using, void, volatile, add, alias, ascending, by, descending, dynamic, equals, get, global, group, join, nameof, on, orderby, partial, remove, select, set, unmanaged, value, var, when, record, init, with, and, or, not, nint, nuint, managed, required, file, scoped, field, GetHashCode, GetType, Finalize, MemberwiseClone, ReferenceEquals, debugger, delete, export, extends, function, import, instanceof, implements, package, any, boolean, constructor, declare, module, require, number, symbol, of, bigint, undefined, never, unknown, keyof, infer, unique, accessor, asserts, assert, intrinsic, satisfies, arguments, eval, __proto__, prototype, toLocaleString, valueOf, hasOwnProperty, isPrototypeOf, propertyIsEnumerable, Array, ArrayBuffer, ArrayLike, BigInt, Buffer, DataView, Date, Error, EvalError, Exclude, Extract, Infinity, InstanceType, Intl, Iterable, IterableIterator, JSON, Map, Math, NaN, NonNullable, Omit, Parameters, Pick, Promise, PropertyKey, Proxy, RangeError, ReadonlyArray, ReadonlyMap, ReadonlySet, Reflect, RegExp, ReturnType, SyntaxError, TextDecoder, TextEncoder, TypeError, URIError, URL, Uint8Array, WeakMap, WeakSet, console, globalThis, process, CON, PRN, AUX, NUL, COM0, COM1, COM2, COM3, COM4, COM5, COM6, COM7, COM8, COM9, COM\u00b9, COM\u00b2, COM\u00b3, LPT0, LPT1, LPT2, LPT3, LPT4, LPT5, LPT6, LPT7, LPT8, LPT9, LPT\u00b9, LPT\u00b2, LPT\u00b3, CONIN$, CONOUT$, CLOCK$, has, row, found, candidate, list, gentableRow, rows, table, key, parts, at, WideKind", v);
 }
 
 export function readChoiceBin(b: rt.Bin): Choice {
-  switch (b.index(336, "Choice")) {
+  switch (b.index(337, "Choice")) {
     case 0: {
       const x0 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
       const r: rt.Mutable<ChoiceAs> = {
@@ -25735,6 +28488,23 @@ export function readChoiceBin(b: rt.Bin): Choice {
       if (x0 !== undefined) r.v = x0;
       return Object.freeze(r);
     }
+    case 336: {
+      const r = {
+        kind: "WideKind",
+        toString: undefined,
+        constructor: undefined,
+        toLocaleString: undefined,
+        valueOf: undefined,
+        hasOwnProperty: undefined,
+        isPrototypeOf: undefined,
+        propertyIsEnumerable: undefined,
+      } as rt.Mutable<ChoiceWideKind>;
+      readChoiceWideKindBin$1(b, r);
+      readChoiceWideKindBin$2(b, r);
+      readChoiceWideKindBin$3(b, r);
+      readChoiceWideKindBin$4(b, r);
+      return Object.freeze(r);
+    }
     default:
       return b.fail("no such kind");
   }
@@ -27756,6 +30526,347 @@ export function writeChoice(r: Choice): string {
       const out: string[] = [];
       out.push("\"kind\":" + "\"at\"");
       if (r.v !== undefined) out.push("\"v\":" + rt.wNum(r.v));
+      return "{" + out.join(",") + "}";
+    }
+    case "WideKind": {
+      const out: string[] = [];
+      if (r.aux !== undefined) out.push("\"AUX\":" + rt.wNum(r.aux));
+      if (r.array !== undefined) out.push("\"Array\":" + rt.wNum(r.array));
+      if (r.arrayBuffer !== undefined) out.push("\"ArrayBuffer\":" + rt.wNum(r.arrayBuffer));
+      if (r.arrayLike !== undefined) out.push("\"ArrayLike\":" + rt.wNum(r.arrayLike));
+      if (r.asMut !== undefined) out.push("\"AsMut\":" + rt.wNum(r.asMut));
+      if (r.asRef !== undefined) out.push("\"AsRef\":" + rt.wNum(r.asRef));
+      if (r.bigInt !== undefined) out.push("\"BigInt\":" + rt.wNum(r.bigInt));
+      if (r.buffer !== undefined) out.push("\"Buffer\":" + rt.wNum(r.buffer));
+      if (r.clockU0024 !== undefined) out.push("\"CLOCK$\":" + rt.wNum(r.clockU0024));
+      if (r.com0 !== undefined) out.push("\"COM0\":" + rt.wNum(r.com0));
+      if (r.com1 !== undefined) out.push("\"COM1\":" + rt.wNum(r.com1));
+      if (r.com2 !== undefined) out.push("\"COM2\":" + rt.wNum(r.com2));
+      if (r.com3 !== undefined) out.push("\"COM3\":" + rt.wNum(r.com3));
+      if (r.com4 !== undefined) out.push("\"COM4\":" + rt.wNum(r.com4));
+      if (r.com5 !== undefined) out.push("\"COM5\":" + rt.wNum(r.com5));
+      if (r.com6 !== undefined) out.push("\"COM6\":" + rt.wNum(r.com6));
+      if (r.com7 !== undefined) out.push("\"COM7\":" + rt.wNum(r.com7));
+      if (r.com8 !== undefined) out.push("\"COM8\":" + rt.wNum(r.com8));
+      if (r.com9 !== undefined) out.push("\"COM9\":" + rt.wNum(r.com9));
+      if (r.comU00b2 !== undefined) out.push("\"COM\u00b2\":" + rt.wNum(r.comU00b2));
+      if (r.comU00b3 !== undefined) out.push("\"COM\u00b3\":" + rt.wNum(r.comU00b3));
+      if (r.comU00b9 !== undefined) out.push("\"COM\u00b9\":" + rt.wNum(r.comU00b9));
+      if (r.con !== undefined) out.push("\"CON\":" + rt.wNum(r.con));
+      if (r.coninU0024 !== undefined) out.push("\"CONIN$\":" + rt.wNum(r.coninU0024));
+      if (r.conoutU0024 !== undefined) out.push("\"CONOUT$\":" + rt.wNum(r.conoutU0024));
+      if (r.clone !== undefined) out.push("\"Clone\":" + rt.wNum(r.clone));
+      if (r.copy !== undefined) out.push("\"Copy\":" + rt.wNum(r.copy));
+      if (r.dataView !== undefined) out.push("\"DataView\":" + rt.wNum(r.dataView));
+      if (r.date !== undefined) out.push("\"Date\":" + rt.wNum(r.date));
+      if (r.debug !== undefined) out.push("\"Debug\":" + rt.wNum(r.debug));
+      if (r.default !== undefined) out.push("\"Default\":" + rt.wNum(r.default));
+      if (r.display !== undefined) out.push("\"Display\":" + rt.wNum(r.display));
+      if (r.doubleEndedIterator !== undefined) out.push("\"DoubleEndedIterator\":" + rt.wNum(r.doubleEndedIterator));
+      if (r.drop !== undefined) out.push("\"Drop\":" + rt.wNum(r.drop));
+      if (r.eq !== undefined) out.push("\"Eq\":" + rt.wNum(r.eq));
+      if (r.err !== undefined) out.push("\"Err\":" + rt.wNum(r.err));
+      if (r.error !== undefined) out.push("\"Error\":" + rt.wNum(r.error));
+      if (r.evalError !== undefined) out.push("\"EvalError\":" + rt.wNum(r.evalError));
+      if (r.exactSizeIterator !== undefined) out.push("\"ExactSizeIterator\":" + rt.wNum(r.exactSizeIterator));
+      if (r.exclude !== undefined) out.push("\"Exclude\":" + rt.wNum(r.exclude));
+      if (r.extend !== undefined) out.push("\"Extend\":" + rt.wNum(r.extend));
+      if (r.extract !== undefined) out.push("\"Extract\":" + rt.wNum(r.extract));
+      if (r.finalize !== undefined) out.push("\"Finalize\":" + rt.wNum(r.finalize));
+      if (r.fnMut !== undefined) out.push("\"FnMut\":" + rt.wNum(r.fnMut));
+      if (r.fnOnce !== undefined) out.push("\"FnOnce\":" + rt.wNum(r.fnOnce));
+      if (r.from !== undefined) out.push("\"From\":" + rt.wNum(r.from));
+      if (r.fromIterator !== undefined) out.push("\"FromIterator\":" + rt.wNum(r.fromIterator));
+      if (r.getHashCode !== undefined) out.push("\"GetHashCode\":" + rt.wNum(r.getHashCode));
+      if (r.getType !== undefined) out.push("\"GetType\":" + rt.wNum(r.getType));
+      if (r.hash !== undefined) out.push("\"Hash\":" + rt.wNum(r.hash));
+      if (r.infinity !== undefined) out.push("\"Infinity\":" + rt.wNum(r.infinity));
+      if (r.instanceType !== undefined) out.push("\"InstanceType\":" + rt.wNum(r.instanceType));
+      if (r.intl !== undefined) out.push("\"Intl\":" + rt.wNum(r.intl));
+      if (r.into !== undefined) out.push("\"Into\":" + rt.wNum(r.into));
+      if (r.intoIterator !== undefined) out.push("\"IntoIterator\":" + rt.wNum(r.intoIterator));
+      if (r.iterable !== undefined) out.push("\"Iterable\":" + rt.wNum(r.iterable));
+      if (r.iterableIterator !== undefined) out.push("\"IterableIterator\":" + rt.wNum(r.iterableIterator));
+      if (r.iterator !== undefined) out.push("\"Iterator\":" + rt.wNum(r.iterator));
+      if (r.json !== undefined) out.push("\"JSON\":" + rt.wNum(r.json));
+      if (r.lpt0 !== undefined) out.push("\"LPT0\":" + rt.wNum(r.lpt0));
+      if (r.lpt1 !== undefined) out.push("\"LPT1\":" + rt.wNum(r.lpt1));
+      if (r.lpt2 !== undefined) out.push("\"LPT2\":" + rt.wNum(r.lpt2));
+      if (r.lpt3 !== undefined) out.push("\"LPT3\":" + rt.wNum(r.lpt3));
+      if (r.lpt4 !== undefined) out.push("\"LPT4\":" + rt.wNum(r.lpt4));
+      if (r.lpt5 !== undefined) out.push("\"LPT5\":" + rt.wNum(r.lpt5));
+      if (r.lpt6 !== undefined) out.push("\"LPT6\":" + rt.wNum(r.lpt6));
+      if (r.lpt7 !== undefined) out.push("\"LPT7\":" + rt.wNum(r.lpt7));
+      if (r.lpt8 !== undefined) out.push("\"LPT8\":" + rt.wNum(r.lpt8));
+      if (r.lpt9 !== undefined) out.push("\"LPT9\":" + rt.wNum(r.lpt9));
+      if (r.lptU00b2 !== undefined) out.push("\"LPT\u00b2\":" + rt.wNum(r.lptU00b2));
+      if (r.lptU00b3 !== undefined) out.push("\"LPT\u00b3\":" + rt.wNum(r.lptU00b3));
+      if (r.lptU00b9 !== undefined) out.push("\"LPT\u00b9\":" + rt.wNum(r.lptU00b9));
+      if (r.map !== undefined) out.push("\"Map\":" + rt.wNum(r.map));
+      if (r.math !== undefined) out.push("\"Math\":" + rt.wNum(r.math));
+      if (r.memberwiseClone !== undefined) out.push("\"MemberwiseClone\":" + rt.wNum(r.memberwiseClone));
+      if (r.nul !== undefined) out.push("\"NUL\":" + rt.wNum(r.nul));
+      if (r.naN !== undefined) out.push("\"NaN\":" + rt.wNum(r.naN));
+      if (r.nonNullable !== undefined) out.push("\"NonNullable\":" + rt.wNum(r.nonNullable));
+      if (r.none !== undefined) out.push("\"None\":" + rt.wNum(r.none));
+      if (r.ok !== undefined) out.push("\"Ok\":" + rt.wNum(r.ok));
+      if (r.omit !== undefined) out.push("\"Omit\":" + rt.wNum(r.omit));
+      if (r.option !== undefined) out.push("\"Option\":" + rt.wNum(r.option));
+      if (r.ord !== undefined) out.push("\"Ord\":" + rt.wNum(r.ord));
+      if (r.prn !== undefined) out.push("\"PRN\":" + rt.wNum(r.prn));
+      if (r.parameters !== undefined) out.push("\"Parameters\":" + rt.wNum(r.parameters));
+      if (r.partialEq !== undefined) out.push("\"PartialEq\":" + rt.wNum(r.partialEq));
+      if (r.partialOrd !== undefined) out.push("\"PartialOrd\":" + rt.wNum(r.partialOrd));
+      if (r.pick !== undefined) out.push("\"Pick\":" + rt.wNum(r.pick));
+      if (r.promise !== undefined) out.push("\"Promise\":" + rt.wNum(r.promise));
+      if (r.propertyKey !== undefined) out.push("\"PropertyKey\":" + rt.wNum(r.propertyKey));
+      if (r.proxy !== undefined) out.push("\"Proxy\":" + rt.wNum(r.proxy));
+      if (r.rangeError !== undefined) out.push("\"RangeError\":" + rt.wNum(r.rangeError));
+      if (r.readonlyArray !== undefined) out.push("\"ReadonlyArray\":" + rt.wNum(r.readonlyArray));
+      if (r.readonlyMap !== undefined) out.push("\"ReadonlyMap\":" + rt.wNum(r.readonlyMap));
+      if (r.readonlySet !== undefined) out.push("\"ReadonlySet\":" + rt.wNum(r.readonlySet));
+      if (r.referenceEquals !== undefined) out.push("\"ReferenceEquals\":" + rt.wNum(r.referenceEquals));
+      if (r.reflect !== undefined) out.push("\"Reflect\":" + rt.wNum(r.reflect));
+      if (r.regExp !== undefined) out.push("\"RegExp\":" + rt.wNum(r.regExp));
+      if (r.result !== undefined) out.push("\"Result\":" + rt.wNum(r.result));
+      if (r.returnType !== undefined) out.push("\"ReturnType\":" + rt.wNum(r.returnType));
+      if (r.send !== undefined) out.push("\"Send\":" + rt.wNum(r.send));
+      if (r.sized !== undefined) out.push("\"Sized\":" + rt.wNum(r.sized));
+      if (r.some !== undefined) out.push("\"Some\":" + rt.wNum(r.some));
+      if (r.string !== undefined) out.push("\"String\":" + rt.wNum(r.string));
+      if (r.sync !== undefined) out.push("\"Sync\":" + rt.wNum(r.sync));
+      if (r.syntaxError !== undefined) out.push("\"SyntaxError\":" + rt.wNum(r.syntaxError));
+      if (r.textDecoder !== undefined) out.push("\"TextDecoder\":" + rt.wNum(r.textDecoder));
+      if (r.textEncoder !== undefined) out.push("\"TextEncoder\":" + rt.wNum(r.textEncoder));
+      if (r.toOwned !== undefined) out.push("\"ToOwned\":" + rt.wNum(r.toOwned));
+      if (r.toString !== undefined) out.push("\"ToString\":" + rt.wNum(r.toString));
+      if (r.tryFrom !== undefined) out.push("\"TryFrom\":" + rt.wNum(r.tryFrom));
+      if (r.tryInto !== undefined) out.push("\"TryInto\":" + rt.wNum(r.tryInto));
+      if (r.typeError !== undefined) out.push("\"TypeError\":" + rt.wNum(r.typeError));
+      if (r.uriError !== undefined) out.push("\"URIError\":" + rt.wNum(r.uriError));
+      if (r.url !== undefined) out.push("\"URL\":" + rt.wNum(r.url));
+      if (r.uint8array !== undefined) out.push("\"Uint8Array\":" + rt.wNum(r.uint8array));
+      if (r.unpin !== undefined) out.push("\"Unpin\":" + rt.wNum(r.unpin));
+      if (r.vec !== undefined) out.push("\"Vec\":" + rt.wNum(r.vec));
+      if (r.weakMap !== undefined) out.push("\"WeakMap\":" + rt.wNum(r.weakMap));
+      if (r.weakSet !== undefined) out.push("\"WeakSet\":" + rt.wNum(r.weakSet));
+      if (r.proto !== undefined) out.push("\"__proto__\":" + rt.wNum(r.proto));
+      if (r.abstract !== undefined) out.push("\"abstract\":" + rt.wNum(r.abstract));
+      if (r.accessor !== undefined) out.push("\"accessor\":" + rt.wNum(r.accessor));
+      if (r.add !== undefined) out.push("\"add\":" + rt.wNum(r.add));
+      if (r.alias !== undefined) out.push("\"alias\":" + rt.wNum(r.alias));
+      if (r.alloc !== undefined) out.push("\"alloc\":" + rt.wNum(r.alloc));
+      if (r.and !== undefined) out.push("\"and\":" + rt.wNum(r.and));
+      if (r.any !== undefined) out.push("\"any\":" + rt.wNum(r.any));
+      if (r.arguments !== undefined) out.push("\"arguments\":" + rt.wNum(r.arguments));
+      if (r.as !== undefined) out.push("\"as\":" + rt.wNum(r.as));
+      if (r.ascending !== undefined) out.push("\"ascending\":" + rt.wNum(r.ascending));
+      if (r.assert !== undefined) out.push("\"assert\":" + rt.wNum(r.assert));
+      if (r.asserts !== undefined) out.push("\"asserts\":" + rt.wNum(r.asserts));
+      if (r.async !== undefined) out.push("\"async\":" + rt.wNum(r.async));
+      if (r.at !== undefined) out.push("\"at\":" + rt.wNum(r.at));
+      if (r.await !== undefined) out.push("\"await\":" + rt.wNum(r.await));
+      if (r.base !== undefined) out.push("\"base\":" + rt.wNum(r.base));
+      if (r.become !== undefined) out.push("\"become\":" + rt.wNum(r.become));
+      if (r.bigint !== undefined) out.push("\"bigint\":" + rt.wNum(r.bigint));
+      if (r.bool !== undefined) out.push("\"bool\":" + rt.wNum(r.bool));
+      if (r.boolean !== undefined) out.push("\"boolean\":" + rt.wNum(r.boolean));
+      if (r.box !== undefined) out.push("\"box\":" + rt.wNum(r.box));
+      if (r.break !== undefined) out.push("\"break\":" + rt.wNum(r.break));
+      if (r.by !== undefined) out.push("\"by\":" + rt.wNum(r.by));
+      if (r.byte !== undefined) out.push("\"byte\":" + rt.wNum(r.byte));
+      if (r.candidate !== undefined) out.push("\"candidate\":" + rt.wNum(r.candidate));
+      if (r.case !== undefined) out.push("\"case\":" + rt.wNum(r.case));
+      if (r.catch !== undefined) out.push("\"catch\":" + rt.wNum(r.catch));
+      if (r.char !== undefined) out.push("\"char\":" + rt.wNum(r.char));
+      if (r.checked !== undefined) out.push("\"checked\":" + rt.wNum(r.checked));
+      if (r.class !== undefined) out.push("\"class\":" + rt.wNum(r.class));
+      if (r.console !== undefined) out.push("\"console\":" + rt.wNum(r.console));
+      if (r.const !== undefined) out.push("\"const\":" + rt.wNum(r.const));
+      if (r.constructor !== undefined) out.push("\"constructor\":" + rt.wNum(r.constructor));
+      if (r.continue !== undefined) out.push("\"continue\":" + rt.wNum(r.continue));
+      if (r.core !== undefined) out.push("\"core\":" + rt.wNum(r.core));
+      if (r.crate !== undefined) out.push("\"crate\":" + rt.wNum(r.crate));
+      if (r.debugger !== undefined) out.push("\"debugger\":" + rt.wNum(r.debugger));
+      if (r.decimal !== undefined) out.push("\"decimal\":" + rt.wNum(r.decimal));
+      if (r.declare !== undefined) out.push("\"declare\":" + rt.wNum(r.declare));
+      if (r.delegate !== undefined) out.push("\"delegate\":" + rt.wNum(r.delegate));
+      if (r.delete !== undefined) out.push("\"delete\":" + rt.wNum(r.delete));
+      if (r.descending !== undefined) out.push("\"descending\":" + rt.wNum(r.descending));
+      if (r.do !== undefined) out.push("\"do\":" + rt.wNum(r.do));
+      if (r.double !== undefined) out.push("\"double\":" + rt.wNum(r.double));
+      if (r.dyn !== undefined) out.push("\"dyn\":" + rt.wNum(r.dyn));
+      if (r.dynamic !== undefined) out.push("\"dynamic\":" + rt.wNum(r.dynamic));
+      if (r.else !== undefined) out.push("\"else\":" + rt.wNum(r.else));
+      if (r.enum !== undefined) out.push("\"enum\":" + rt.wNum(r.enum));
+      if (r.equals !== undefined) out.push("\"equals\":" + rt.wNum(r.equals));
+      if (r.eval !== undefined) out.push("\"eval\":" + rt.wNum(r.eval));
+      if (r.event !== undefined) out.push("\"event\":" + rt.wNum(r.event));
+      if (r.explicit !== undefined) out.push("\"explicit\":" + rt.wNum(r.explicit));
+      if (r.export !== undefined) out.push("\"export\":" + rt.wNum(r.export));
+      if (r.extends !== undefined) out.push("\"extends\":" + rt.wNum(r.extends));
+      if (r.extern !== undefined) out.push("\"extern\":" + rt.wNum(r.extern));
+      if (r.f32 !== undefined) out.push("\"f32\":" + rt.wNum(r.f32));
+      if (r.f64 !== undefined) out.push("\"f64\":" + rt.wNum(r.f64));
+      if (r.false !== undefined) out.push("\"false\":" + rt.wNum(r.false));
+      if (r.field !== undefined) out.push("\"field\":" + rt.wNum(r.field));
+      if (r.file !== undefined) out.push("\"file\":" + rt.wNum(r.file));
+      if (r.final !== undefined) out.push("\"final\":" + rt.wNum(r.final));
+      if (r.finally !== undefined) out.push("\"finally\":" + rt.wNum(r.finally));
+      if (r.fixed !== undefined) out.push("\"fixed\":" + rt.wNum(r.fixed));
+      if (r.float !== undefined) out.push("\"float\":" + rt.wNum(r.float));
+      if (r.fn !== undefined) out.push("\"fn\":" + rt.wNum(r.fn));
+      if (r.for !== undefined) out.push("\"for\":" + rt.wNum(r.for));
+      if (r.foreach !== undefined) out.push("\"foreach\":" + rt.wNum(r.foreach));
+      if (r.found !== undefined) out.push("\"found\":" + rt.wNum(r.found));
+      if (r.function !== undefined) out.push("\"function\":" + rt.wNum(r.function));
+      if (r.gen !== undefined) out.push("\"gen\":" + rt.wNum(r.gen));
+      if (r.gentableRow !== undefined) out.push("\"gentableRow\":" + rt.wNum(r.gentableRow));
+      if (r.get !== undefined) out.push("\"get\":" + rt.wNum(r.get));
+      if (r.global !== undefined) out.push("\"global\":" + rt.wNum(r.global));
+      if (r.globalThis !== undefined) out.push("\"globalThis\":" + rt.wNum(r.globalThis));
+      if (r.goto !== undefined) out.push("\"goto\":" + rt.wNum(r.goto));
+      if (r.group !== undefined) out.push("\"group\":" + rt.wNum(r.group));
+      if (r.has !== undefined) out.push("\"has\":" + rt.wNum(r.has));
+      if (r.hasOwnProperty !== undefined) out.push("\"hasOwnProperty\":" + rt.wNum(r.hasOwnProperty));
+      if (r.i128 !== undefined) out.push("\"i128\":" + rt.wNum(r.i128));
+      if (r.i16 !== undefined) out.push("\"i16\":" + rt.wNum(r.i16));
+      if (r.i32 !== undefined) out.push("\"i32\":" + rt.wNum(r.i32));
+      if (r.i64 !== undefined) out.push("\"i64\":" + rt.wNum(r.i64));
+      if (r.i8 !== undefined) out.push("\"i8\":" + rt.wNum(r.i8));
+      if (r.if !== undefined) out.push("\"if\":" + rt.wNum(r.if));
+      if (r.impl !== undefined) out.push("\"impl\":" + rt.wNum(r.impl));
+      if (r.implements !== undefined) out.push("\"implements\":" + rt.wNum(r.implements));
+      if (r.implicit !== undefined) out.push("\"implicit\":" + rt.wNum(r.implicit));
+      if (r.import !== undefined) out.push("\"import\":" + rt.wNum(r.import));
+      if (r.in !== undefined) out.push("\"in\":" + rt.wNum(r.in));
+      if (r.infer !== undefined) out.push("\"infer\":" + rt.wNum(r.infer));
+      if (r.init !== undefined) out.push("\"init\":" + rt.wNum(r.init));
+      if (r.instanceof !== undefined) out.push("\"instanceof\":" + rt.wNum(r.instanceof));
+      if (r.int !== undefined) out.push("\"int\":" + rt.wNum(r.int));
+      if (r.interface !== undefined) out.push("\"interface\":" + rt.wNum(r.interface));
+      if (r.internal !== undefined) out.push("\"internal\":" + rt.wNum(r.internal));
+      if (r.intrinsic !== undefined) out.push("\"intrinsic\":" + rt.wNum(r.intrinsic));
+      if (r.is !== undefined) out.push("\"is\":" + rt.wNum(r.is));
+      if (r.isPrototypeOf !== undefined) out.push("\"isPrototypeOf\":" + rt.wNum(r.isPrototypeOf));
+      if (r.isize !== undefined) out.push("\"isize\":" + rt.wNum(r.isize));
+      if (r.join !== undefined) out.push("\"join\":" + rt.wNum(r.join));
+      if (r.key !== undefined) out.push("\"key\":" + rt.wNum(r.key));
+      if (r.keyof !== undefined) out.push("\"keyof\":" + rt.wNum(r.keyof));
+      out.push("\"kind\":" + "\"WideKind\"");
+      if (r.let !== undefined) out.push("\"let\":" + rt.wNum(r.let));
+      if (r.lib !== undefined) out.push("\"lib\":" + rt.wNum(r.lib));
+      if (r.list !== undefined) out.push("\"list\":" + rt.wNum(r.list));
+      if (r.lock !== undefined) out.push("\"lock\":" + rt.wNum(r.lock));
+      if (r.long !== undefined) out.push("\"long\":" + rt.wNum(r.long));
+      if (r.loop !== undefined) out.push("\"loop\":" + rt.wNum(r.loop));
+      if (r.macro !== undefined) out.push("\"macro\":" + rt.wNum(r.macro));
+      if (r.macroRules !== undefined) out.push("\"macro_rules\":" + rt.wNum(r.macroRules));
+      if (r.main !== undefined) out.push("\"main\":" + rt.wNum(r.main));
+      if (r.managed !== undefined) out.push("\"managed\":" + rt.wNum(r.managed));
+      if (r.match !== undefined) out.push("\"match\":" + rt.wNum(r.match));
+      if (r.mod !== undefined) out.push("\"mod\":" + rt.wNum(r.mod));
+      if (r.module !== undefined) out.push("\"module\":" + rt.wNum(r.module));
+      if (r.move !== undefined) out.push("\"move\":" + rt.wNum(r.move));
+      if (r.mut !== undefined) out.push("\"mut\":" + rt.wNum(r.mut));
+      if (r.nameof !== undefined) out.push("\"nameof\":" + rt.wNum(r.nameof));
+      if (r.namespace !== undefined) out.push("\"namespace\":" + rt.wNum(r.namespace));
+      if (r.never !== undefined) out.push("\"never\":" + rt.wNum(r.never));
+      if (r.new !== undefined) out.push("\"new\":" + rt.wNum(r.new));
+      if (r.nint !== undefined) out.push("\"nint\":" + rt.wNum(r.nint));
+      if (r.not !== undefined) out.push("\"not\":" + rt.wNum(r.not));
+      if (r.nuint !== undefined) out.push("\"nuint\":" + rt.wNum(r.nuint));
+      if (r.null !== undefined) out.push("\"null\":" + rt.wNum(r.null));
+      if (r.number !== undefined) out.push("\"number\":" + rt.wNum(r.number));
+      if (r.object !== undefined) out.push("\"object\":" + rt.wNum(r.object));
+      if (r.of !== undefined) out.push("\"of\":" + rt.wNum(r.of));
+      if (r.on !== undefined) out.push("\"on\":" + rt.wNum(r.on));
+      if (r.operator !== undefined) out.push("\"operator\":" + rt.wNum(r.operator));
+      if (r.or !== undefined) out.push("\"or\":" + rt.wNum(r.or));
+      if (r.orderby !== undefined) out.push("\"orderby\":" + rt.wNum(r.orderby));
+      if (r.out !== undefined) out.push("\"out\":" + rt.wNum(r.out));
+      if (r.override !== undefined) out.push("\"override\":" + rt.wNum(r.override));
+      if (r.package !== undefined) out.push("\"package\":" + rt.wNum(r.package));
+      if (r.params !== undefined) out.push("\"params\":" + rt.wNum(r.params));
+      if (r.partial !== undefined) out.push("\"partial\":" + rt.wNum(r.partial));
+      if (r.parts !== undefined) out.push("\"parts\":" + rt.wNum(r.parts));
+      if (r.priv !== undefined) out.push("\"priv\":" + rt.wNum(r.priv));
+      if (r.private !== undefined) out.push("\"private\":" + rt.wNum(r.private));
+      if (r.procMacro !== undefined) out.push("\"proc_macro\":" + rt.wNum(r.procMacro));
+      if (r.process !== undefined) out.push("\"process\":" + rt.wNum(r.process));
+      if (r.propertyIsEnumerable !== undefined) out.push("\"propertyIsEnumerable\":" + rt.wNum(r.propertyIsEnumerable));
+      if (r.protected !== undefined) out.push("\"protected\":" + rt.wNum(r.protected));
+      if (r.prototype !== undefined) out.push("\"prototype\":" + rt.wNum(r.prototype));
+      if (r.pub !== undefined) out.push("\"pub\":" + rt.wNum(r.pub));
+      if (r.public !== undefined) out.push("\"public\":" + rt.wNum(r.public));
+      if (r.raw !== undefined) out.push("\"raw\":" + rt.wNum(r.raw));
+      if (r.readonly !== undefined) out.push("\"readonly\":" + rt.wNum(r.readonly));
+      if (r.record !== undefined) out.push("\"record\":" + rt.wNum(r.record));
+      if (r.ref !== undefined) out.push("\"ref\":" + rt.wNum(r.ref));
+      if (r.remove !== undefined) out.push("\"remove\":" + rt.wNum(r.remove));
+      if (r.require !== undefined) out.push("\"require\":" + rt.wNum(r.require));
+      if (r.required !== undefined) out.push("\"required\":" + rt.wNum(r.required));
+      if (r.return !== undefined) out.push("\"return\":" + rt.wNum(r.return));
+      if (r.row !== undefined) out.push("\"row\":" + rt.wNum(r.row));
+      if (r.rows !== undefined) out.push("\"rows\":" + rt.wNum(r.rows));
+      if (r.safe !== undefined) out.push("\"safe\":" + rt.wNum(r.safe));
+      if (r.satisfies !== undefined) out.push("\"satisfies\":" + rt.wNum(r.satisfies));
+      if (r.sbyte !== undefined) out.push("\"sbyte\":" + rt.wNum(r.sbyte));
+      if (r.scoped !== undefined) out.push("\"scoped\":" + rt.wNum(r.scoped));
+      if (r.sealed !== undefined) out.push("\"sealed\":" + rt.wNum(r.sealed));
+      if (r.select !== undefined) out.push("\"select\":" + rt.wNum(r.select));
+      if (r.self !== undefined) out.push("\"self\":" + rt.wNum(r.self));
+      if (r.set !== undefined) out.push("\"set\":" + rt.wNum(r.set));
+      if (r.short !== undefined) out.push("\"short\":" + rt.wNum(r.short));
+      if (r.sizeof !== undefined) out.push("\"sizeof\":" + rt.wNum(r.sizeof));
+      if (r.stackalloc !== undefined) out.push("\"stackalloc\":" + rt.wNum(r.stackalloc));
+      if (r.static !== undefined) out.push("\"static\":" + rt.wNum(r.static));
+      if (r.std !== undefined) out.push("\"std\":" + rt.wNum(r.std));
+      if (r.str !== undefined) out.push("\"str\":" + rt.wNum(r.str));
+      if (r.struct !== undefined) out.push("\"struct\":" + rt.wNum(r.struct));
+      if (r.super !== undefined) out.push("\"super\":" + rt.wNum(r.super));
+      if (r.switch !== undefined) out.push("\"switch\":" + rt.wNum(r.switch));
+      if (r.symbol !== undefined) out.push("\"symbol\":" + rt.wNum(r.symbol));
+      if (r.table !== undefined) out.push("\"table\":" + rt.wNum(r.table));
+      if (r.test !== undefined) out.push("\"test\":" + rt.wNum(r.test));
+      if (r.this !== undefined) out.push("\"this\":" + rt.wNum(r.this));
+      if (r.throw !== undefined) out.push("\"throw\":" + rt.wNum(r.throw));
+      if (r.toLocaleString !== undefined) out.push("\"toLocaleString\":" + rt.wNum(r.toLocaleString));
+      if (r.trait !== undefined) out.push("\"trait\":" + rt.wNum(r.trait));
+      if (r.true !== undefined) out.push("\"true\":" + rt.wNum(r.true));
+      if (r.try !== undefined) out.push("\"try\":" + rt.wNum(r.try));
+      if (r.type !== undefined) out.push("\"type\":" + rt.wNum(r.type));
+      if (r.typeof !== undefined) out.push("\"typeof\":" + rt.wNum(r.typeof));
+      if (r.u128 !== undefined) out.push("\"u128\":" + rt.wNum(r.u128));
+      if (r.u16 !== undefined) out.push("\"u16\":" + rt.wNum(r.u16));
+      if (r.u32 !== undefined) out.push("\"u32\":" + rt.wNum(r.u32));
+      if (r.u64 !== undefined) out.push("\"u64\":" + rt.wNum(r.u64));
+      if (r.u8 !== undefined) out.push("\"u8\":" + rt.wNum(r.u8));
+      if (r.uint !== undefined) out.push("\"uint\":" + rt.wNum(r.uint));
+      if (r.ulong !== undefined) out.push("\"ulong\":" + rt.wNum(r.ulong));
+      if (r.unchecked !== undefined) out.push("\"unchecked\":" + rt.wNum(r.unchecked));
+      if (r.undefined !== undefined) out.push("\"undefined\":" + rt.wNum(r.undefined));
+      if (r.union !== undefined) out.push("\"union\":" + rt.wNum(r.union));
+      if (r.unique !== undefined) out.push("\"unique\":" + rt.wNum(r.unique));
+      if (r.unknown !== undefined) out.push("\"unknown\":" + rt.wNum(r.unknown));
+      if (r.unmanaged !== undefined) out.push("\"unmanaged\":" + rt.wNum(r.unmanaged));
+      if (r.unsafe !== undefined) out.push("\"unsafe\":" + rt.wNum(r.unsafe));
+      if (r.unsized !== undefined) out.push("\"unsized\":" + rt.wNum(r.unsized));
+      if (r.use !== undefined) out.push("\"use\":" + rt.wNum(r.use));
+      if (r.ushort !== undefined) out.push("\"ushort\":" + rt.wNum(r.ushort));
+      if (r.using !== undefined) out.push("\"using\":" + rt.wNum(r.using));
+      if (r.usize !== undefined) out.push("\"usize\":" + rt.wNum(r.usize));
+      if (r.value !== undefined) out.push("\"value\":" + rt.wNum(r.value));
+      if (r.valueOf !== undefined) out.push("\"valueOf\":" + rt.wNum(r.valueOf));
+      if (r.var !== undefined) out.push("\"var\":" + rt.wNum(r.var));
+      if (r.virtual !== undefined) out.push("\"virtual\":" + rt.wNum(r.virtual));
+      if (r.void !== undefined) out.push("\"void\":" + rt.wNum(r.void));
+      if (r.volatile !== undefined) out.push("\"volatile\":" + rt.wNum(r.volatile));
+      if (r.when !== undefined) out.push("\"when\":" + rt.wNum(r.when));
+      if (r.where !== undefined) out.push("\"where\":" + rt.wNum(r.where));
+      if (r.while !== undefined) out.push("\"while\":" + rt.wNum(r.while));
+      if (r.with !== undefined) out.push("\"with\":" + rt.wNum(r.with));
+      if (r.yield !== undefined) out.push("\"yield\":" + rt.wNum(r.yield));
       return "{" + out.join(",") + "}";
     }
   }

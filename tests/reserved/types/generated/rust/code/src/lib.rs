@@ -36,7 +36,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_reserved_types_89b3fce6d5481294_embedded"]
+    #[link_name = "gentable_v1_reserved_types_2e22a4579b89ee3f_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,

@@ -58,7 +58,7 @@ impl crate::runtime::Row for Members {
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
-pub const SCHEMA_HASH: &str = "87310037850efa98b0209e037137eaf63d1f198e6ea443c07d0d3dec85370836";
+pub const SCHEMA_HASH: &str = "24a09b777700185b17e79271e401ac1034bc0ba0ff5e7d9171be71c26fac80ec";
 /// The rows of `Members`, decoded on first use from the embedded `data/Members.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,

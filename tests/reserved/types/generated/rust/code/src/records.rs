@@ -13270,6 +13270,681 @@ pub enum Choice {
         /// Column `v`.
         v: Option<i32>,
     },
+    /// `kind` = `WideKind`.
+    WideKind {
+        /// Column `as`.
+        as_: Option<i32>,
+        /// Column `break`.
+        break_: Option<i32>,
+        /// Column `const`.
+        const_: Option<i32>,
+        /// Column `continue`.
+        continue_: Option<i32>,
+        /// Column `crate`.
+        crate_: Option<i32>,
+        /// Column `else`.
+        else_: Option<i32>,
+        /// Column `enum`.
+        enum_: Option<i32>,
+        /// Column `extern`.
+        extern_: Option<i32>,
+        /// Column `false`.
+        false_: Option<i32>,
+        /// Column `fn`.
+        fn_: Option<i32>,
+        /// Column `for`.
+        for_: Option<i32>,
+        /// Column `if`.
+        if_: Option<i32>,
+        /// Column `impl`.
+        impl_: Option<i32>,
+        /// Column `in`.
+        in_: Option<i32>,
+        /// Column `let`.
+        let_: Option<i32>,
+        /// Column `loop`.
+        loop_: Option<i32>,
+        /// Column `match`.
+        match_: Option<i32>,
+        /// Column `mod`.
+        mod_: Option<i32>,
+        /// Column `move`.
+        move_: Option<i32>,
+        /// Column `mut`.
+        mut_: Option<i32>,
+        /// Column `pub`.
+        pub_: Option<i32>,
+        /// Column `ref`.
+        ref_: Option<i32>,
+        /// Column `return`.
+        return_: Option<i32>,
+        /// Column `self`.
+        self_: Option<i32>,
+        /// Column `static`.
+        static_: Option<i32>,
+        /// Column `struct`.
+        struct_: Option<i32>,
+        /// Column `super`.
+        super_: Option<i32>,
+        /// Column `trait`.
+        trait_: Option<i32>,
+        /// Column `true`.
+        true_: Option<i32>,
+        /// Column `type`.
+        type_: Option<i32>,
+        /// Column `unsafe`.
+        unsafe_: Option<i32>,
+        /// Column `use`.
+        use_: Option<i32>,
+        /// Column `where`.
+        where_: Option<i32>,
+        /// Column `while`.
+        while_: Option<i32>,
+        /// Column `async`.
+        async_: Option<i32>,
+        /// Column `await`.
+        await_: Option<i32>,
+        /// Column `dyn`.
+        dyn_: Option<i32>,
+        /// Column `abstract`.
+        abstract_: Option<i32>,
+        /// Column `become`.
+        become_: Option<i32>,
+        /// Column `box`.
+        box_: Option<i32>,
+        /// Column `do`.
+        do_: Option<i32>,
+        /// Column `final`.
+        final_: Option<i32>,
+        /// Column `macro`.
+        macro_: Option<i32>,
+        /// Column `override`.
+        override_: Option<i32>,
+        /// Column `priv`.
+        priv_: Option<i32>,
+        /// Column `typeof`.
+        typeof_: Option<i32>,
+        /// Column `unsized`.
+        unsized_: Option<i32>,
+        /// Column `virtual`.
+        virtual_: Option<i32>,
+        /// Column `yield`.
+        yield_: Option<i32>,
+        /// Column `try`.
+        try_: Option<i32>,
+        /// Column `gen`.
+        gen_: Option<i32>,
+        /// Column `union`.
+        union_: Option<i32>,
+        /// Column `macro_rules`.
+        macro_rules_: Option<i32>,
+        /// Column `raw`.
+        raw_: Option<i32>,
+        /// Column `safe`.
+        safe_: Option<i32>,
+        /// Column `Option`.
+        option: Option<i32>,
+        /// Column `Some`.
+        some: Option<i32>,
+        /// Column `None`.
+        none: Option<i32>,
+        /// Column `Result`.
+        result: Option<i32>,
+        /// Column `Ok`.
+        ok: Option<i32>,
+        /// Column `Err`.
+        err: Option<i32>,
+        /// Column `Vec`.
+        vec: Option<i32>,
+        /// Column `String`.
+        string: Option<i32>,
+        /// Column `ToString`.
+        to_string: Option<i32>,
+        /// Column `ToOwned`.
+        to_owned: Option<i32>,
+        /// Column `Clone`.
+        clone: Option<i32>,
+        /// Column `Copy`.
+        copy: Option<i32>,
+        /// Column `Send`.
+        send: Option<i32>,
+        /// Column `Sync`.
+        sync: Option<i32>,
+        /// Column `Sized`.
+        sized: Option<i32>,
+        /// Column `Unpin`.
+        unpin: Option<i32>,
+        /// Column `Drop`.
+        drop: Option<i32>,
+        /// Column `FnMut`.
+        fn_mut: Option<i32>,
+        /// Column `FnOnce`.
+        fn_once: Option<i32>,
+        /// Column `Iterator`.
+        iterator: Option<i32>,
+        /// Column `IntoIterator`.
+        into_iterator: Option<i32>,
+        /// Column `DoubleEndedIterator`.
+        double_ended_iterator: Option<i32>,
+        /// Column `ExactSizeIterator`.
+        exact_size_iterator: Option<i32>,
+        /// Column `Extend`.
+        extend: Option<i32>,
+        /// Column `Default`.
+        default: Option<i32>,
+        /// Column `Eq`.
+        eq: Option<i32>,
+        /// Column `PartialEq`.
+        partial_eq: Option<i32>,
+        /// Column `Ord`.
+        ord: Option<i32>,
+        /// Column `PartialOrd`.
+        partial_ord: Option<i32>,
+        /// Column `AsRef`.
+        as_ref: Option<i32>,
+        /// Column `AsMut`.
+        as_mut: Option<i32>,
+        /// Column `Into`.
+        into: Option<i32>,
+        /// Column `From`.
+        from: Option<i32>,
+        /// Column `TryFrom`.
+        try_from: Option<i32>,
+        /// Column `TryInto`.
+        try_into: Option<i32>,
+        /// Column `FromIterator`.
+        from_iterator: Option<i32>,
+        /// Column `Debug`.
+        debug: Option<i32>,
+        /// Column `Hash`.
+        hash: Option<i32>,
+        /// Column `Display`.
+        display: Option<i32>,
+        /// Column `lib`.
+        lib: Option<i32>,
+        /// Column `main`.
+        main: Option<i32>,
+        /// Column `core`.
+        core: Option<i32>,
+        /// Column `std`.
+        std: Option<i32>,
+        /// Column `alloc`.
+        alloc: Option<i32>,
+        /// Column `proc_macro`.
+        proc_macro: Option<i32>,
+        /// Column `test`.
+        test: Option<i32>,
+        /// Column `bool`.
+        bool: Option<i32>,
+        /// Column `char`.
+        char: Option<i32>,
+        /// Column `str`.
+        str: Option<i32>,
+        /// Column `i8`.
+        i8: Option<i32>,
+        /// Column `i16`.
+        i16: Option<i32>,
+        /// Column `i32`.
+        i32: Option<i32>,
+        /// Column `i64`.
+        i64: Option<i32>,
+        /// Column `i128`.
+        i128: Option<i32>,
+        /// Column `isize`.
+        isize: Option<i32>,
+        /// Column `u8`.
+        u8: Option<i32>,
+        /// Column `u16`.
+        u16: Option<i32>,
+        /// Column `u32`.
+        u32: Option<i32>,
+        /// Column `u64`.
+        u64: Option<i32>,
+        /// Column `u128`.
+        u128: Option<i32>,
+        /// Column `usize`.
+        usize: Option<i32>,
+        /// Column `f32`.
+        f32: Option<i32>,
+        /// Column `f64`.
+        f64: Option<i32>,
+        /// Column `base`.
+        base: Option<i32>,
+        /// Column `byte`.
+        byte: Option<i32>,
+        /// Column `case`.
+        case: Option<i32>,
+        /// Column `catch`.
+        catch: Option<i32>,
+        /// Column `checked`.
+        checked: Option<i32>,
+        /// Column `class`.
+        class: Option<i32>,
+        /// Column `decimal`.
+        decimal: Option<i32>,
+        /// Column `delegate`.
+        delegate: Option<i32>,
+        /// Column `double`.
+        double: Option<i32>,
+        /// Column `event`.
+        event: Option<i32>,
+        /// Column `explicit`.
+        explicit: Option<i32>,
+        /// Column `finally`.
+        finally: Option<i32>,
+        /// Column `fixed`.
+        fixed: Option<i32>,
+        /// Column `float`.
+        float: Option<i32>,
+        /// Column `foreach`.
+        foreach: Option<i32>,
+        /// Column `goto`.
+        goto: Option<i32>,
+        /// Column `implicit`.
+        implicit: Option<i32>,
+        /// Column `int`.
+        int: Option<i32>,
+        /// Column `interface`.
+        interface: Option<i32>,
+        /// Column `internal`.
+        internal: Option<i32>,
+        /// Column `is`.
+        is: Option<i32>,
+        /// Column `lock`.
+        lock: Option<i32>,
+        /// Column `long`.
+        long: Option<i32>,
+        /// Column `namespace`.
+        namespace: Option<i32>,
+        /// Column `new`.
+        new: Option<i32>,
+        /// Column `null`.
+        null: Option<i32>,
+        /// Column `object`.
+        object: Option<i32>,
+        /// Column `operator`.
+        operator: Option<i32>,
+        /// Column `out`.
+        out: Option<i32>,
+        /// Column `params`.
+        params: Option<i32>,
+        /// Column `private`.
+        private: Option<i32>,
+        /// Column `protected`.
+        protected: Option<i32>,
+        /// Column `public`.
+        public: Option<i32>,
+        /// Column `readonly`.
+        readonly: Option<i32>,
+        /// Column `sbyte`.
+        sbyte: Option<i32>,
+        /// Column `sealed`.
+        sealed: Option<i32>,
+        /// Column `short`.
+        short: Option<i32>,
+        /// Column `sizeof`.
+        sizeof: Option<i32>,
+        /// Column `stackalloc`.
+        stackalloc: Option<i32>,
+        /// Column `switch`.
+        switch: Option<i32>,
+        /// Column `this`.
+        this: Option<i32>,
+        /// Column `throw`.
+        throw: Option<i32>,
+        /// Column `uint`.
+        uint: Option<i32>,
+        /// Column `ulong`.
+        ulong: Option<i32>,
+        /// Column `unchecked`.
+        unchecked: Option<i32>,
+        /// Column `ushort`.
+        ushort: Option<i32>,
+        /// Column `using`.
+        using: Option<i32>,
+        /// Column `void`.
+        void: Option<i32>,
+        /// Column `volatile`.
+        volatile: Option<i32>,
+        /// Column `add`.
+        add: Option<i32>,
+        /// Column `alias`.
+        alias: Option<i32>,
+        /// Column `ascending`.
+        ascending: Option<i32>,
+        /// Column `by`.
+        by: Option<i32>,
+        /// Column `descending`.
+        descending: Option<i32>,
+        /// Column `dynamic`.
+        dynamic: Option<i32>,
+        /// Column `equals`.
+        equals: Option<i32>,
+        /// Column `get`.
+        get: Option<i32>,
+        /// Column `global`.
+        global: Option<i32>,
+        /// Column `group`.
+        group: Option<i32>,
+        /// Column `join`.
+        join: Option<i32>,
+        /// Column `nameof`.
+        nameof: Option<i32>,
+        /// Column `on`.
+        on: Option<i32>,
+        /// Column `orderby`.
+        orderby: Option<i32>,
+        /// Column `partial`.
+        partial: Option<i32>,
+        /// Column `remove`.
+        remove: Option<i32>,
+        /// Column `select`.
+        select: Option<i32>,
+        /// Column `set`.
+        set: Option<i32>,
+        /// Column `unmanaged`.
+        unmanaged: Option<i32>,
+        /// Column `value`.
+        value: Option<i32>,
+        /// Column `var`.
+        var: Option<i32>,
+        /// Column `when`.
+        when: Option<i32>,
+        /// Column `record`.
+        record: Option<i32>,
+        /// Column `init`.
+        init: Option<i32>,
+        /// Column `with`.
+        with: Option<i32>,
+        /// Column `and`.
+        and: Option<i32>,
+        /// Column `or`.
+        or: Option<i32>,
+        /// Column `not`.
+        not: Option<i32>,
+        /// Column `nint`.
+        nint: Option<i32>,
+        /// Column `nuint`.
+        nuint: Option<i32>,
+        /// Column `managed`.
+        managed: Option<i32>,
+        /// Column `required`.
+        required: Option<i32>,
+        /// Column `file`.
+        file: Option<i32>,
+        /// Column `scoped`.
+        scoped: Option<i32>,
+        /// Column `field`.
+        field: Option<i32>,
+        /// Column `GetHashCode`.
+        get_hash_code: Option<i32>,
+        /// Column `GetType`.
+        get_type: Option<i32>,
+        /// Column `Finalize`.
+        finalize: Option<i32>,
+        /// Column `MemberwiseClone`.
+        memberwise_clone: Option<i32>,
+        /// Column `ReferenceEquals`.
+        reference_equals: Option<i32>,
+        /// Column `debugger`.
+        debugger: Option<i32>,
+        /// Column `delete`.
+        delete: Option<i32>,
+        /// Column `export`.
+        export: Option<i32>,
+        /// Column `extends`.
+        extends: Option<i32>,
+        /// Column `function`.
+        function: Option<i32>,
+        /// Column `import`.
+        import: Option<i32>,
+        /// Column `instanceof`.
+        instanceof: Option<i32>,
+        /// Column `implements`.
+        implements: Option<i32>,
+        /// Column `package`.
+        package: Option<i32>,
+        /// Column `any`.
+        any: Option<i32>,
+        /// Column `boolean`.
+        boolean: Option<i32>,
+        /// Column `constructor`.
+        constructor: Option<i32>,
+        /// Column `declare`.
+        declare: Option<i32>,
+        /// Column `module`.
+        module: Option<i32>,
+        /// Column `require`.
+        require: Option<i32>,
+        /// Column `number`.
+        number: Option<i32>,
+        /// Column `symbol`.
+        symbol: Option<i32>,
+        /// Column `of`.
+        of: Option<i32>,
+        /// Column `bigint`.
+        bigint: Option<i32>,
+        /// Column `undefined`.
+        undefined: Option<i32>,
+        /// Column `never`.
+        never: Option<i32>,
+        /// Column `unknown`.
+        unknown: Option<i32>,
+        /// Column `keyof`.
+        keyof: Option<i32>,
+        /// Column `infer`.
+        infer: Option<i32>,
+        /// Column `unique`.
+        unique: Option<i32>,
+        /// Column `accessor`.
+        accessor: Option<i32>,
+        /// Column `asserts`.
+        asserts: Option<i32>,
+        /// Column `assert`.
+        assert: Option<i32>,
+        /// Column `intrinsic`.
+        intrinsic: Option<i32>,
+        /// Column `satisfies`.
+        satisfies: Option<i32>,
+        /// Column `arguments`.
+        arguments: Option<i32>,
+        /// Column `eval`.
+        eval: Option<i32>,
+        /// Column `__proto__`.
+        proto: Option<i32>,
+        /// Column `prototype`.
+        prototype: Option<i32>,
+        /// Column `toLocaleString`.
+        to_locale_string: Option<i32>,
+        /// Column `valueOf`.
+        value_of: Option<i32>,
+        /// Column `hasOwnProperty`.
+        has_own_property: Option<i32>,
+        /// Column `isPrototypeOf`.
+        is_prototype_of: Option<i32>,
+        /// Column `propertyIsEnumerable`.
+        property_is_enumerable: Option<i32>,
+        /// Column `Array`.
+        array: Option<i32>,
+        /// Column `ArrayBuffer`.
+        array_buffer: Option<i32>,
+        /// Column `ArrayLike`.
+        array_like: Option<i32>,
+        /// Column `BigInt`.
+        big_int: Option<i32>,
+        /// Column `Buffer`.
+        buffer: Option<i32>,
+        /// Column `DataView`.
+        data_view: Option<i32>,
+        /// Column `Date`.
+        date: Option<i32>,
+        /// Column `Error`.
+        error: Option<i32>,
+        /// Column `EvalError`.
+        eval_error: Option<i32>,
+        /// Column `Exclude`.
+        exclude: Option<i32>,
+        /// Column `Extract`.
+        extract: Option<i32>,
+        /// Column `Infinity`.
+        infinity: Option<i32>,
+        /// Column `InstanceType`.
+        instance_type: Option<i32>,
+        /// Column `Intl`.
+        intl: Option<i32>,
+        /// Column `Iterable`.
+        iterable: Option<i32>,
+        /// Column `IterableIterator`.
+        iterable_iterator: Option<i32>,
+        /// Column `JSON`.
+        json: Option<i32>,
+        /// Column `Map`.
+        map: Option<i32>,
+        /// Column `Math`.
+        math: Option<i32>,
+        /// Column `NaN`.
+        na_n: Option<i32>,
+        /// Column `NonNullable`.
+        non_nullable: Option<i32>,
+        /// Column `Omit`.
+        omit: Option<i32>,
+        /// Column `Parameters`.
+        parameters: Option<i32>,
+        /// Column `Pick`.
+        pick: Option<i32>,
+        /// Column `Promise`.
+        promise: Option<i32>,
+        /// Column `PropertyKey`.
+        property_key: Option<i32>,
+        /// Column `Proxy`.
+        proxy: Option<i32>,
+        /// Column `RangeError`.
+        range_error: Option<i32>,
+        /// Column `ReadonlyArray`.
+        readonly_array: Option<i32>,
+        /// Column `ReadonlyMap`.
+        readonly_map: Option<i32>,
+        /// Column `ReadonlySet`.
+        readonly_set: Option<i32>,
+        /// Column `Reflect`.
+        reflect: Option<i32>,
+        /// Column `RegExp`.
+        reg_exp: Option<i32>,
+        /// Column `ReturnType`.
+        return_type: Option<i32>,
+        /// Column `SyntaxError`.
+        syntax_error: Option<i32>,
+        /// Column `TextDecoder`.
+        text_decoder: Option<i32>,
+        /// Column `TextEncoder`.
+        text_encoder: Option<i32>,
+        /// Column `TypeError`.
+        type_error: Option<i32>,
+        /// Column `URIError`.
+        uri_error: Option<i32>,
+        /// Column `URL`.
+        url: Option<i32>,
+        /// Column `Uint8Array`.
+        uint8array: Option<i32>,
+        /// Column `WeakMap`.
+        weak_map: Option<i32>,
+        /// Column `WeakSet`.
+        weak_set: Option<i32>,
+        /// Column `console`.
+        console: Option<i32>,
+        /// Column `globalThis`.
+        global_this: Option<i32>,
+        /// Column `process`.
+        process: Option<i32>,
+        /// Column `CON`.
+        con: Option<i32>,
+        /// Column `PRN`.
+        prn: Option<i32>,
+        /// Column `AUX`.
+        aux: Option<i32>,
+        /// Column `NUL`.
+        nul: Option<i32>,
+        /// Column `COM0`.
+        com0: Option<i32>,
+        /// Column `COM1`.
+        com1: Option<i32>,
+        /// Column `COM2`.
+        com2: Option<i32>,
+        /// Column `COM3`.
+        com3: Option<i32>,
+        /// Column `COM4`.
+        com4: Option<i32>,
+        /// Column `COM5`.
+        com5: Option<i32>,
+        /// Column `COM6`.
+        com6: Option<i32>,
+        /// Column `COM7`.
+        com7: Option<i32>,
+        /// Column `COM8`.
+        com8: Option<i32>,
+        /// Column `COM9`.
+        com9: Option<i32>,
+        /// Column `COM¹`.
+        com_u00b9: Option<i32>,
+        /// Column `COM²`.
+        com_u00b2: Option<i32>,
+        /// Column `COM³`.
+        com_u00b3: Option<i32>,
+        /// Column `LPT0`.
+        lpt0: Option<i32>,
+        /// Column `LPT1`.
+        lpt1: Option<i32>,
+        /// Column `LPT2`.
+        lpt2: Option<i32>,
+        /// Column `LPT3`.
+        lpt3: Option<i32>,
+        /// Column `LPT4`.
+        lpt4: Option<i32>,
+        /// Column `LPT5`.
+        lpt5: Option<i32>,
+        /// Column `LPT6`.
+        lpt6: Option<i32>,
+        /// Column `LPT7`.
+        lpt7: Option<i32>,
+        /// Column `LPT8`.
+        lpt8: Option<i32>,
+        /// Column `LPT9`.
+        lpt9: Option<i32>,
+        /// Column `LPT¹`.
+        lpt_u00b9: Option<i32>,
+        /// Column `LPT²`.
+        lpt_u00b2: Option<i32>,
+        /// Column `LPT³`.
+        lpt_u00b3: Option<i32>,
+        /// Column `CONIN$`.
+        conin_u0024: Option<i32>,
+        /// Column `CONOUT$`.
+        conout_u0024: Option<i32>,
+        /// Column `CLOCK$`.
+        clock_u0024: Option<i32>,
+        /// Column `has`.
+        has: Option<i32>,
+        /// Column `row`.
+        row: Option<i32>,
+        /// Column `found`.
+        found: Option<i32>,
+        /// Column `candidate`.
+        candidate: Option<i32>,
+        /// Column `list`.
+        list: Option<i32>,
+        /// Column `gentableRow`.
+        gentable_row: Option<i32>,
+        /// Column `rows`.
+        rows: Option<i32>,
+        /// Column `table`.
+        table: Option<i32>,
+        /// Column `key`.
+        key: Option<i32>,
+        /// Column `parts`.
+        parts: Option<i32>,
+        /// Column `at`.
+        at: Option<i32>,
+    },
 }
 impl Choice {
     /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
@@ -13277,7 +13952,7 @@ impl Choice {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Choice, crate::runtime::Bad> {
-        let v = match r.index(336usize) {
+        let v = match r.index(337usize) {
             0usize => {
                 Choice::As {
                     v: if r.present() { Some(r.i32()) } else { None },
@@ -14953,9 +15628,357 @@ impl Choice {
                     v: if r.present() { Some(r.i32()) } else { None },
                 }
             }
-            _ => {
+            335usize => {
                 Choice::At {
                     v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            _ => {
+                Choice::WideKind {
+                    as_: if r.present() { Some(r.i32()) } else { None },
+                    break_: if r.present() { Some(r.i32()) } else { None },
+                    const_: if r.present() { Some(r.i32()) } else { None },
+                    continue_: if r.present() { Some(r.i32()) } else { None },
+                    crate_: if r.present() { Some(r.i32()) } else { None },
+                    else_: if r.present() { Some(r.i32()) } else { None },
+                    enum_: if r.present() { Some(r.i32()) } else { None },
+                    extern_: if r.present() { Some(r.i32()) } else { None },
+                    false_: if r.present() { Some(r.i32()) } else { None },
+                    fn_: if r.present() { Some(r.i32()) } else { None },
+                    for_: if r.present() { Some(r.i32()) } else { None },
+                    if_: if r.present() { Some(r.i32()) } else { None },
+                    impl_: if r.present() { Some(r.i32()) } else { None },
+                    in_: if r.present() { Some(r.i32()) } else { None },
+                    let_: if r.present() { Some(r.i32()) } else { None },
+                    loop_: if r.present() { Some(r.i32()) } else { None },
+                    match_: if r.present() { Some(r.i32()) } else { None },
+                    mod_: if r.present() { Some(r.i32()) } else { None },
+                    move_: if r.present() { Some(r.i32()) } else { None },
+                    mut_: if r.present() { Some(r.i32()) } else { None },
+                    pub_: if r.present() { Some(r.i32()) } else { None },
+                    ref_: if r.present() { Some(r.i32()) } else { None },
+                    return_: if r.present() { Some(r.i32()) } else { None },
+                    self_: if r.present() { Some(r.i32()) } else { None },
+                    static_: if r.present() { Some(r.i32()) } else { None },
+                    struct_: if r.present() { Some(r.i32()) } else { None },
+                    super_: if r.present() { Some(r.i32()) } else { None },
+                    trait_: if r.present() { Some(r.i32()) } else { None },
+                    true_: if r.present() { Some(r.i32()) } else { None },
+                    type_: if r.present() { Some(r.i32()) } else { None },
+                    unsafe_: if r.present() { Some(r.i32()) } else { None },
+                    use_: if r.present() { Some(r.i32()) } else { None },
+                    where_: if r.present() { Some(r.i32()) } else { None },
+                    while_: if r.present() { Some(r.i32()) } else { None },
+                    async_: if r.present() { Some(r.i32()) } else { None },
+                    await_: if r.present() { Some(r.i32()) } else { None },
+                    dyn_: if r.present() { Some(r.i32()) } else { None },
+                    abstract_: if r.present() { Some(r.i32()) } else { None },
+                    become_: if r.present() { Some(r.i32()) } else { None },
+                    box_: if r.present() { Some(r.i32()) } else { None },
+                    do_: if r.present() { Some(r.i32()) } else { None },
+                    final_: if r.present() { Some(r.i32()) } else { None },
+                    macro_: if r.present() { Some(r.i32()) } else { None },
+                    override_: if r.present() { Some(r.i32()) } else { None },
+                    priv_: if r.present() { Some(r.i32()) } else { None },
+                    typeof_: if r.present() { Some(r.i32()) } else { None },
+                    unsized_: if r.present() { Some(r.i32()) } else { None },
+                    virtual_: if r.present() { Some(r.i32()) } else { None },
+                    yield_: if r.present() { Some(r.i32()) } else { None },
+                    try_: if r.present() { Some(r.i32()) } else { None },
+                    gen_: if r.present() { Some(r.i32()) } else { None },
+                    union_: if r.present() { Some(r.i32()) } else { None },
+                    macro_rules_: if r.present() { Some(r.i32()) } else { None },
+                    raw_: if r.present() { Some(r.i32()) } else { None },
+                    safe_: if r.present() { Some(r.i32()) } else { None },
+                    option: if r.present() { Some(r.i32()) } else { None },
+                    some: if r.present() { Some(r.i32()) } else { None },
+                    none: if r.present() { Some(r.i32()) } else { None },
+                    result: if r.present() { Some(r.i32()) } else { None },
+                    ok: if r.present() { Some(r.i32()) } else { None },
+                    err: if r.present() { Some(r.i32()) } else { None },
+                    vec: if r.present() { Some(r.i32()) } else { None },
+                    string: if r.present() { Some(r.i32()) } else { None },
+                    to_string: if r.present() { Some(r.i32()) } else { None },
+                    to_owned: if r.present() { Some(r.i32()) } else { None },
+                    clone: if r.present() { Some(r.i32()) } else { None },
+                    copy: if r.present() { Some(r.i32()) } else { None },
+                    send: if r.present() { Some(r.i32()) } else { None },
+                    sync: if r.present() { Some(r.i32()) } else { None },
+                    sized: if r.present() { Some(r.i32()) } else { None },
+                    unpin: if r.present() { Some(r.i32()) } else { None },
+                    drop: if r.present() { Some(r.i32()) } else { None },
+                    fn_mut: if r.present() { Some(r.i32()) } else { None },
+                    fn_once: if r.present() { Some(r.i32()) } else { None },
+                    iterator: if r.present() { Some(r.i32()) } else { None },
+                    into_iterator: if r.present() { Some(r.i32()) } else { None },
+                    double_ended_iterator: if r.present() {
+                        Some(r.i32())
+                    } else {
+                        None
+                    },
+                    exact_size_iterator: if r.present() { Some(r.i32()) } else { None },
+                    extend: if r.present() { Some(r.i32()) } else { None },
+                    default: if r.present() { Some(r.i32()) } else { None },
+                    eq: if r.present() { Some(r.i32()) } else { None },
+                    partial_eq: if r.present() { Some(r.i32()) } else { None },
+                    ord: if r.present() { Some(r.i32()) } else { None },
+                    partial_ord: if r.present() { Some(r.i32()) } else { None },
+                    as_ref: if r.present() { Some(r.i32()) } else { None },
+                    as_mut: if r.present() { Some(r.i32()) } else { None },
+                    into: if r.present() { Some(r.i32()) } else { None },
+                    from: if r.present() { Some(r.i32()) } else { None },
+                    try_from: if r.present() { Some(r.i32()) } else { None },
+                    try_into: if r.present() { Some(r.i32()) } else { None },
+                    from_iterator: if r.present() { Some(r.i32()) } else { None },
+                    debug: if r.present() { Some(r.i32()) } else { None },
+                    hash: if r.present() { Some(r.i32()) } else { None },
+                    display: if r.present() { Some(r.i32()) } else { None },
+                    lib: if r.present() { Some(r.i32()) } else { None },
+                    main: if r.present() { Some(r.i32()) } else { None },
+                    core: if r.present() { Some(r.i32()) } else { None },
+                    std: if r.present() { Some(r.i32()) } else { None },
+                    alloc: if r.present() { Some(r.i32()) } else { None },
+                    proc_macro: if r.present() { Some(r.i32()) } else { None },
+                    test: if r.present() { Some(r.i32()) } else { None },
+                    bool: if r.present() { Some(r.i32()) } else { None },
+                    char: if r.present() { Some(r.i32()) } else { None },
+                    str: if r.present() { Some(r.i32()) } else { None },
+                    i8: if r.present() { Some(r.i32()) } else { None },
+                    i16: if r.present() { Some(r.i32()) } else { None },
+                    i32: if r.present() { Some(r.i32()) } else { None },
+                    i64: if r.present() { Some(r.i32()) } else { None },
+                    i128: if r.present() { Some(r.i32()) } else { None },
+                    isize: if r.present() { Some(r.i32()) } else { None },
+                    u8: if r.present() { Some(r.i32()) } else { None },
+                    u16: if r.present() { Some(r.i32()) } else { None },
+                    u32: if r.present() { Some(r.i32()) } else { None },
+                    u64: if r.present() { Some(r.i32()) } else { None },
+                    u128: if r.present() { Some(r.i32()) } else { None },
+                    usize: if r.present() { Some(r.i32()) } else { None },
+                    f32: if r.present() { Some(r.i32()) } else { None },
+                    f64: if r.present() { Some(r.i32()) } else { None },
+                    base: if r.present() { Some(r.i32()) } else { None },
+                    byte: if r.present() { Some(r.i32()) } else { None },
+                    case: if r.present() { Some(r.i32()) } else { None },
+                    catch: if r.present() { Some(r.i32()) } else { None },
+                    checked: if r.present() { Some(r.i32()) } else { None },
+                    class: if r.present() { Some(r.i32()) } else { None },
+                    decimal: if r.present() { Some(r.i32()) } else { None },
+                    delegate: if r.present() { Some(r.i32()) } else { None },
+                    double: if r.present() { Some(r.i32()) } else { None },
+                    event: if r.present() { Some(r.i32()) } else { None },
+                    explicit: if r.present() { Some(r.i32()) } else { None },
+                    finally: if r.present() { Some(r.i32()) } else { None },
+                    fixed: if r.present() { Some(r.i32()) } else { None },
+                    float: if r.present() { Some(r.i32()) } else { None },
+                    foreach: if r.present() { Some(r.i32()) } else { None },
+                    goto: if r.present() { Some(r.i32()) } else { None },
+                    implicit: if r.present() { Some(r.i32()) } else { None },
+                    int: if r.present() { Some(r.i32()) } else { None },
+                    interface: if r.present() { Some(r.i32()) } else { None },
+                    internal: if r.present() { Some(r.i32()) } else { None },
+                    is: if r.present() { Some(r.i32()) } else { None },
+                    lock: if r.present() { Some(r.i32()) } else { None },
+                    long: if r.present() { Some(r.i32()) } else { None },
+                    namespace: if r.present() { Some(r.i32()) } else { None },
+                    new: if r.present() { Some(r.i32()) } else { None },
+                    null: if r.present() { Some(r.i32()) } else { None },
+                    object: if r.present() { Some(r.i32()) } else { None },
+                    operator: if r.present() { Some(r.i32()) } else { None },
+                    out: if r.present() { Some(r.i32()) } else { None },
+                    params: if r.present() { Some(r.i32()) } else { None },
+                    private: if r.present() { Some(r.i32()) } else { None },
+                    protected: if r.present() { Some(r.i32()) } else { None },
+                    public: if r.present() { Some(r.i32()) } else { None },
+                    readonly: if r.present() { Some(r.i32()) } else { None },
+                    sbyte: if r.present() { Some(r.i32()) } else { None },
+                    sealed: if r.present() { Some(r.i32()) } else { None },
+                    short: if r.present() { Some(r.i32()) } else { None },
+                    sizeof: if r.present() { Some(r.i32()) } else { None },
+                    stackalloc: if r.present() { Some(r.i32()) } else { None },
+                    switch: if r.present() { Some(r.i32()) } else { None },
+                    this: if r.present() { Some(r.i32()) } else { None },
+                    throw: if r.present() { Some(r.i32()) } else { None },
+                    uint: if r.present() { Some(r.i32()) } else { None },
+                    ulong: if r.present() { Some(r.i32()) } else { None },
+                    unchecked: if r.present() { Some(r.i32()) } else { None },
+                    ushort: if r.present() { Some(r.i32()) } else { None },
+                    using: if r.present() { Some(r.i32()) } else { None },
+                    void: if r.present() { Some(r.i32()) } else { None },
+                    volatile: if r.present() { Some(r.i32()) } else { None },
+                    add: if r.present() { Some(r.i32()) } else { None },
+                    alias: if r.present() { Some(r.i32()) } else { None },
+                    ascending: if r.present() { Some(r.i32()) } else { None },
+                    by: if r.present() { Some(r.i32()) } else { None },
+                    descending: if r.present() { Some(r.i32()) } else { None },
+                    dynamic: if r.present() { Some(r.i32()) } else { None },
+                    equals: if r.present() { Some(r.i32()) } else { None },
+                    get: if r.present() { Some(r.i32()) } else { None },
+                    global: if r.present() { Some(r.i32()) } else { None },
+                    group: if r.present() { Some(r.i32()) } else { None },
+                    join: if r.present() { Some(r.i32()) } else { None },
+                    nameof: if r.present() { Some(r.i32()) } else { None },
+                    on: if r.present() { Some(r.i32()) } else { None },
+                    orderby: if r.present() { Some(r.i32()) } else { None },
+                    partial: if r.present() { Some(r.i32()) } else { None },
+                    remove: if r.present() { Some(r.i32()) } else { None },
+                    select: if r.present() { Some(r.i32()) } else { None },
+                    set: if r.present() { Some(r.i32()) } else { None },
+                    unmanaged: if r.present() { Some(r.i32()) } else { None },
+                    value: if r.present() { Some(r.i32()) } else { None },
+                    var: if r.present() { Some(r.i32()) } else { None },
+                    when: if r.present() { Some(r.i32()) } else { None },
+                    record: if r.present() { Some(r.i32()) } else { None },
+                    init: if r.present() { Some(r.i32()) } else { None },
+                    with: if r.present() { Some(r.i32()) } else { None },
+                    and: if r.present() { Some(r.i32()) } else { None },
+                    or: if r.present() { Some(r.i32()) } else { None },
+                    not: if r.present() { Some(r.i32()) } else { None },
+                    nint: if r.present() { Some(r.i32()) } else { None },
+                    nuint: if r.present() { Some(r.i32()) } else { None },
+                    managed: if r.present() { Some(r.i32()) } else { None },
+                    required: if r.present() { Some(r.i32()) } else { None },
+                    file: if r.present() { Some(r.i32()) } else { None },
+                    scoped: if r.present() { Some(r.i32()) } else { None },
+                    field: if r.present() { Some(r.i32()) } else { None },
+                    get_hash_code: if r.present() { Some(r.i32()) } else { None },
+                    get_type: if r.present() { Some(r.i32()) } else { None },
+                    finalize: if r.present() { Some(r.i32()) } else { None },
+                    memberwise_clone: if r.present() { Some(r.i32()) } else { None },
+                    reference_equals: if r.present() { Some(r.i32()) } else { None },
+                    debugger: if r.present() { Some(r.i32()) } else { None },
+                    delete: if r.present() { Some(r.i32()) } else { None },
+                    export: if r.present() { Some(r.i32()) } else { None },
+                    extends: if r.present() { Some(r.i32()) } else { None },
+                    function: if r.present() { Some(r.i32()) } else { None },
+                    import: if r.present() { Some(r.i32()) } else { None },
+                    instanceof: if r.present() { Some(r.i32()) } else { None },
+                    implements: if r.present() { Some(r.i32()) } else { None },
+                    package: if r.present() { Some(r.i32()) } else { None },
+                    any: if r.present() { Some(r.i32()) } else { None },
+                    boolean: if r.present() { Some(r.i32()) } else { None },
+                    constructor: if r.present() { Some(r.i32()) } else { None },
+                    declare: if r.present() { Some(r.i32()) } else { None },
+                    module: if r.present() { Some(r.i32()) } else { None },
+                    require: if r.present() { Some(r.i32()) } else { None },
+                    number: if r.present() { Some(r.i32()) } else { None },
+                    symbol: if r.present() { Some(r.i32()) } else { None },
+                    of: if r.present() { Some(r.i32()) } else { None },
+                    bigint: if r.present() { Some(r.i32()) } else { None },
+                    undefined: if r.present() { Some(r.i32()) } else { None },
+                    never: if r.present() { Some(r.i32()) } else { None },
+                    unknown: if r.present() { Some(r.i32()) } else { None },
+                    keyof: if r.present() { Some(r.i32()) } else { None },
+                    infer: if r.present() { Some(r.i32()) } else { None },
+                    unique: if r.present() { Some(r.i32()) } else { None },
+                    accessor: if r.present() { Some(r.i32()) } else { None },
+                    asserts: if r.present() { Some(r.i32()) } else { None },
+                    assert: if r.present() { Some(r.i32()) } else { None },
+                    intrinsic: if r.present() { Some(r.i32()) } else { None },
+                    satisfies: if r.present() { Some(r.i32()) } else { None },
+                    arguments: if r.present() { Some(r.i32()) } else { None },
+                    eval: if r.present() { Some(r.i32()) } else { None },
+                    proto: if r.present() { Some(r.i32()) } else { None },
+                    prototype: if r.present() { Some(r.i32()) } else { None },
+                    to_locale_string: if r.present() { Some(r.i32()) } else { None },
+                    value_of: if r.present() { Some(r.i32()) } else { None },
+                    has_own_property: if r.present() { Some(r.i32()) } else { None },
+                    is_prototype_of: if r.present() { Some(r.i32()) } else { None },
+                    property_is_enumerable: if r.present() {
+                        Some(r.i32())
+                    } else {
+                        None
+                    },
+                    array: if r.present() { Some(r.i32()) } else { None },
+                    array_buffer: if r.present() { Some(r.i32()) } else { None },
+                    array_like: if r.present() { Some(r.i32()) } else { None },
+                    big_int: if r.present() { Some(r.i32()) } else { None },
+                    buffer: if r.present() { Some(r.i32()) } else { None },
+                    data_view: if r.present() { Some(r.i32()) } else { None },
+                    date: if r.present() { Some(r.i32()) } else { None },
+                    error: if r.present() { Some(r.i32()) } else { None },
+                    eval_error: if r.present() { Some(r.i32()) } else { None },
+                    exclude: if r.present() { Some(r.i32()) } else { None },
+                    extract: if r.present() { Some(r.i32()) } else { None },
+                    infinity: if r.present() { Some(r.i32()) } else { None },
+                    instance_type: if r.present() { Some(r.i32()) } else { None },
+                    intl: if r.present() { Some(r.i32()) } else { None },
+                    iterable: if r.present() { Some(r.i32()) } else { None },
+                    iterable_iterator: if r.present() { Some(r.i32()) } else { None },
+                    json: if r.present() { Some(r.i32()) } else { None },
+                    map: if r.present() { Some(r.i32()) } else { None },
+                    math: if r.present() { Some(r.i32()) } else { None },
+                    na_n: if r.present() { Some(r.i32()) } else { None },
+                    non_nullable: if r.present() { Some(r.i32()) } else { None },
+                    omit: if r.present() { Some(r.i32()) } else { None },
+                    parameters: if r.present() { Some(r.i32()) } else { None },
+                    pick: if r.present() { Some(r.i32()) } else { None },
+                    promise: if r.present() { Some(r.i32()) } else { None },
+                    property_key: if r.present() { Some(r.i32()) } else { None },
+                    proxy: if r.present() { Some(r.i32()) } else { None },
+                    range_error: if r.present() { Some(r.i32()) } else { None },
+                    readonly_array: if r.present() { Some(r.i32()) } else { None },
+                    readonly_map: if r.present() { Some(r.i32()) } else { None },
+                    readonly_set: if r.present() { Some(r.i32()) } else { None },
+                    reflect: if r.present() { Some(r.i32()) } else { None },
+                    reg_exp: if r.present() { Some(r.i32()) } else { None },
+                    return_type: if r.present() { Some(r.i32()) } else { None },
+                    syntax_error: if r.present() { Some(r.i32()) } else { None },
+                    text_decoder: if r.present() { Some(r.i32()) } else { None },
+                    text_encoder: if r.present() { Some(r.i32()) } else { None },
+                    type_error: if r.present() { Some(r.i32()) } else { None },
+                    uri_error: if r.present() { Some(r.i32()) } else { None },
+                    url: if r.present() { Some(r.i32()) } else { None },
+                    uint8array: if r.present() { Some(r.i32()) } else { None },
+                    weak_map: if r.present() { Some(r.i32()) } else { None },
+                    weak_set: if r.present() { Some(r.i32()) } else { None },
+                    console: if r.present() { Some(r.i32()) } else { None },
+                    global_this: if r.present() { Some(r.i32()) } else { None },
+                    process: if r.present() { Some(r.i32()) } else { None },
+                    con: if r.present() { Some(r.i32()) } else { None },
+                    prn: if r.present() { Some(r.i32()) } else { None },
+                    aux: if r.present() { Some(r.i32()) } else { None },
+                    nul: if r.present() { Some(r.i32()) } else { None },
+                    com0: if r.present() { Some(r.i32()) } else { None },
+                    com1: if r.present() { Some(r.i32()) } else { None },
+                    com2: if r.present() { Some(r.i32()) } else { None },
+                    com3: if r.present() { Some(r.i32()) } else { None },
+                    com4: if r.present() { Some(r.i32()) } else { None },
+                    com5: if r.present() { Some(r.i32()) } else { None },
+                    com6: if r.present() { Some(r.i32()) } else { None },
+                    com7: if r.present() { Some(r.i32()) } else { None },
+                    com8: if r.present() { Some(r.i32()) } else { None },
+                    com9: if r.present() { Some(r.i32()) } else { None },
+                    com_u00b9: if r.present() { Some(r.i32()) } else { None },
+                    com_u00b2: if r.present() { Some(r.i32()) } else { None },
+                    com_u00b3: if r.present() { Some(r.i32()) } else { None },
+                    lpt0: if r.present() { Some(r.i32()) } else { None },
+                    lpt1: if r.present() { Some(r.i32()) } else { None },
+                    lpt2: if r.present() { Some(r.i32()) } else { None },
+                    lpt3: if r.present() { Some(r.i32()) } else { None },
+                    lpt4: if r.present() { Some(r.i32()) } else { None },
+                    lpt5: if r.present() { Some(r.i32()) } else { None },
+                    lpt6: if r.present() { Some(r.i32()) } else { None },
+                    lpt7: if r.present() { Some(r.i32()) } else { None },
+                    lpt8: if r.present() { Some(r.i32()) } else { None },
+                    lpt9: if r.present() { Some(r.i32()) } else { None },
+                    lpt_u00b9: if r.present() { Some(r.i32()) } else { None },
+                    lpt_u00b2: if r.present() { Some(r.i32()) } else { None },
+                    lpt_u00b3: if r.present() { Some(r.i32()) } else { None },
+                    conin_u0024: if r.present() { Some(r.i32()) } else { None },
+                    conout_u0024: if r.present() { Some(r.i32()) } else { None },
+                    clock_u0024: if r.present() { Some(r.i32()) } else { None },
+                    has: if r.present() { Some(r.i32()) } else { None },
+                    row: if r.present() { Some(r.i32()) } else { None },
+                    found: if r.present() { Some(r.i32()) } else { None },
+                    candidate: if r.present() { Some(r.i32()) } else { None },
+                    list: if r.present() { Some(r.i32()) } else { None },
+                    gentable_row: if r.present() { Some(r.i32()) } else { None },
+                    rows: if r.present() { Some(r.i32()) } else { None },
+                    table: if r.present() { Some(r.i32()) } else { None },
+                    key: if r.present() { Some(r.i32()) } else { None },
+                    parts: if r.present() { Some(r.i32()) } else { None },
+                    at: if r.present() { Some(r.i32()) } else { None },
                 }
             }
         };
@@ -15302,6 +16325,7 @@ impl Choice {
             Choice::Key { .. } => "key",
             Choice::Parts { .. } => "parts",
             Choice::At { .. } => "at",
+            Choice::WideKind { .. } => "WideKind",
         }
     }
 }
@@ -17330,6 +18354,1354 @@ impl crate::canonical::Canonical for Choice {
                 crate::canonical::member(out, &mut first, "kind", "at");
                 if let Some(v) = __f0 {
                     crate::canonical::member(out, &mut first, "v", v);
+                }
+            }
+            Choice::WideKind {
+                as_: __f0,
+                break_: __f1,
+                const_: __f2,
+                continue_: __f3,
+                crate_: __f4,
+                else_: __f5,
+                enum_: __f6,
+                extern_: __f7,
+                false_: __f8,
+                fn_: __f9,
+                for_: __f10,
+                if_: __f11,
+                impl_: __f12,
+                in_: __f13,
+                let_: __f14,
+                loop_: __f15,
+                match_: __f16,
+                mod_: __f17,
+                move_: __f18,
+                mut_: __f19,
+                pub_: __f20,
+                ref_: __f21,
+                return_: __f22,
+                self_: __f23,
+                static_: __f24,
+                struct_: __f25,
+                super_: __f26,
+                trait_: __f27,
+                true_: __f28,
+                type_: __f29,
+                unsafe_: __f30,
+                use_: __f31,
+                where_: __f32,
+                while_: __f33,
+                async_: __f34,
+                await_: __f35,
+                dyn_: __f36,
+                abstract_: __f37,
+                become_: __f38,
+                box_: __f39,
+                do_: __f40,
+                final_: __f41,
+                macro_: __f42,
+                override_: __f43,
+                priv_: __f44,
+                typeof_: __f45,
+                unsized_: __f46,
+                virtual_: __f47,
+                yield_: __f48,
+                try_: __f49,
+                gen_: __f50,
+                union_: __f51,
+                macro_rules_: __f52,
+                raw_: __f53,
+                safe_: __f54,
+                option: __f55,
+                some: __f56,
+                none: __f57,
+                result: __f58,
+                ok: __f59,
+                err: __f60,
+                vec: __f61,
+                string: __f62,
+                to_string: __f63,
+                to_owned: __f64,
+                clone: __f65,
+                copy: __f66,
+                send: __f67,
+                sync: __f68,
+                sized: __f69,
+                unpin: __f70,
+                drop: __f71,
+                fn_mut: __f72,
+                fn_once: __f73,
+                iterator: __f74,
+                into_iterator: __f75,
+                double_ended_iterator: __f76,
+                exact_size_iterator: __f77,
+                extend: __f78,
+                default: __f79,
+                eq: __f80,
+                partial_eq: __f81,
+                ord: __f82,
+                partial_ord: __f83,
+                as_ref: __f84,
+                as_mut: __f85,
+                into: __f86,
+                from: __f87,
+                try_from: __f88,
+                try_into: __f89,
+                from_iterator: __f90,
+                debug: __f91,
+                hash: __f92,
+                display: __f93,
+                lib: __f94,
+                main: __f95,
+                core: __f96,
+                std: __f97,
+                alloc: __f98,
+                proc_macro: __f99,
+                test: __f100,
+                bool: __f101,
+                char: __f102,
+                str: __f103,
+                i8: __f104,
+                i16: __f105,
+                i32: __f106,
+                i64: __f107,
+                i128: __f108,
+                isize: __f109,
+                u8: __f110,
+                u16: __f111,
+                u32: __f112,
+                u64: __f113,
+                u128: __f114,
+                usize: __f115,
+                f32: __f116,
+                f64: __f117,
+                base: __f118,
+                byte: __f119,
+                case: __f120,
+                catch: __f121,
+                checked: __f122,
+                class: __f123,
+                decimal: __f124,
+                delegate: __f125,
+                double: __f126,
+                event: __f127,
+                explicit: __f128,
+                finally: __f129,
+                fixed: __f130,
+                float: __f131,
+                foreach: __f132,
+                goto: __f133,
+                implicit: __f134,
+                int: __f135,
+                interface: __f136,
+                internal: __f137,
+                is: __f138,
+                lock: __f139,
+                long: __f140,
+                namespace: __f141,
+                new: __f142,
+                null: __f143,
+                object: __f144,
+                operator: __f145,
+                out: __f146,
+                params: __f147,
+                private: __f148,
+                protected: __f149,
+                public: __f150,
+                readonly: __f151,
+                sbyte: __f152,
+                sealed: __f153,
+                short: __f154,
+                sizeof: __f155,
+                stackalloc: __f156,
+                switch: __f157,
+                this: __f158,
+                throw: __f159,
+                uint: __f160,
+                ulong: __f161,
+                unchecked: __f162,
+                ushort: __f163,
+                using: __f164,
+                void: __f165,
+                volatile: __f166,
+                add: __f167,
+                alias: __f168,
+                ascending: __f169,
+                by: __f170,
+                descending: __f171,
+                dynamic: __f172,
+                equals: __f173,
+                get: __f174,
+                global: __f175,
+                group: __f176,
+                join: __f177,
+                nameof: __f178,
+                on: __f179,
+                orderby: __f180,
+                partial: __f181,
+                remove: __f182,
+                select: __f183,
+                set: __f184,
+                unmanaged: __f185,
+                value: __f186,
+                var: __f187,
+                when: __f188,
+                record: __f189,
+                init: __f190,
+                with: __f191,
+                and: __f192,
+                or: __f193,
+                not: __f194,
+                nint: __f195,
+                nuint: __f196,
+                managed: __f197,
+                required: __f198,
+                file: __f199,
+                scoped: __f200,
+                field: __f201,
+                get_hash_code: __f202,
+                get_type: __f203,
+                finalize: __f204,
+                memberwise_clone: __f205,
+                reference_equals: __f206,
+                debugger: __f207,
+                delete: __f208,
+                export: __f209,
+                extends: __f210,
+                function: __f211,
+                import: __f212,
+                instanceof: __f213,
+                implements: __f214,
+                package: __f215,
+                any: __f216,
+                boolean: __f217,
+                constructor: __f218,
+                declare: __f219,
+                module: __f220,
+                require: __f221,
+                number: __f222,
+                symbol: __f223,
+                of: __f224,
+                bigint: __f225,
+                undefined: __f226,
+                never: __f227,
+                unknown: __f228,
+                keyof: __f229,
+                infer: __f230,
+                unique: __f231,
+                accessor: __f232,
+                asserts: __f233,
+                assert: __f234,
+                intrinsic: __f235,
+                satisfies: __f236,
+                arguments: __f237,
+                eval: __f238,
+                proto: __f239,
+                prototype: __f240,
+                to_locale_string: __f241,
+                value_of: __f242,
+                has_own_property: __f243,
+                is_prototype_of: __f244,
+                property_is_enumerable: __f245,
+                array: __f246,
+                array_buffer: __f247,
+                array_like: __f248,
+                big_int: __f249,
+                buffer: __f250,
+                data_view: __f251,
+                date: __f252,
+                error: __f253,
+                eval_error: __f254,
+                exclude: __f255,
+                extract: __f256,
+                infinity: __f257,
+                instance_type: __f258,
+                intl: __f259,
+                iterable: __f260,
+                iterable_iterator: __f261,
+                json: __f262,
+                map: __f263,
+                math: __f264,
+                na_n: __f265,
+                non_nullable: __f266,
+                omit: __f267,
+                parameters: __f268,
+                pick: __f269,
+                promise: __f270,
+                property_key: __f271,
+                proxy: __f272,
+                range_error: __f273,
+                readonly_array: __f274,
+                readonly_map: __f275,
+                readonly_set: __f276,
+                reflect: __f277,
+                reg_exp: __f278,
+                return_type: __f279,
+                syntax_error: __f280,
+                text_decoder: __f281,
+                text_encoder: __f282,
+                type_error: __f283,
+                uri_error: __f284,
+                url: __f285,
+                uint8array: __f286,
+                weak_map: __f287,
+                weak_set: __f288,
+                console: __f289,
+                global_this: __f290,
+                process: __f291,
+                con: __f292,
+                prn: __f293,
+                aux: __f294,
+                nul: __f295,
+                com0: __f296,
+                com1: __f297,
+                com2: __f298,
+                com3: __f299,
+                com4: __f300,
+                com5: __f301,
+                com6: __f302,
+                com7: __f303,
+                com8: __f304,
+                com9: __f305,
+                com_u00b9: __f306,
+                com_u00b2: __f307,
+                com_u00b3: __f308,
+                lpt0: __f309,
+                lpt1: __f310,
+                lpt2: __f311,
+                lpt3: __f312,
+                lpt4: __f313,
+                lpt5: __f314,
+                lpt6: __f315,
+                lpt7: __f316,
+                lpt8: __f317,
+                lpt9: __f318,
+                lpt_u00b9: __f319,
+                lpt_u00b2: __f320,
+                lpt_u00b3: __f321,
+                conin_u0024: __f322,
+                conout_u0024: __f323,
+                clock_u0024: __f324,
+                has: __f325,
+                row: __f326,
+                found: __f327,
+                candidate: __f328,
+                list: __f329,
+                gentable_row: __f330,
+                rows: __f331,
+                table: __f332,
+                key: __f333,
+                parts: __f334,
+                at: __f335,
+            } => {
+                if let Some(v) = __f294 {
+                    crate::canonical::member(out, &mut first, "AUX", v);
+                }
+                if let Some(v) = __f246 {
+                    crate::canonical::member(out, &mut first, "Array", v);
+                }
+                if let Some(v) = __f247 {
+                    crate::canonical::member(out, &mut first, "ArrayBuffer", v);
+                }
+                if let Some(v) = __f248 {
+                    crate::canonical::member(out, &mut first, "ArrayLike", v);
+                }
+                if let Some(v) = __f85 {
+                    crate::canonical::member(out, &mut first, "AsMut", v);
+                }
+                if let Some(v) = __f84 {
+                    crate::canonical::member(out, &mut first, "AsRef", v);
+                }
+                if let Some(v) = __f249 {
+                    crate::canonical::member(out, &mut first, "BigInt", v);
+                }
+                if let Some(v) = __f250 {
+                    crate::canonical::member(out, &mut first, "Buffer", v);
+                }
+                if let Some(v) = __f324 {
+                    crate::canonical::member(out, &mut first, "CLOCK$", v);
+                }
+                if let Some(v) = __f296 {
+                    crate::canonical::member(out, &mut first, "COM0", v);
+                }
+                if let Some(v) = __f297 {
+                    crate::canonical::member(out, &mut first, "COM1", v);
+                }
+                if let Some(v) = __f298 {
+                    crate::canonical::member(out, &mut first, "COM2", v);
+                }
+                if let Some(v) = __f299 {
+                    crate::canonical::member(out, &mut first, "COM3", v);
+                }
+                if let Some(v) = __f300 {
+                    crate::canonical::member(out, &mut first, "COM4", v);
+                }
+                if let Some(v) = __f301 {
+                    crate::canonical::member(out, &mut first, "COM5", v);
+                }
+                if let Some(v) = __f302 {
+                    crate::canonical::member(out, &mut first, "COM6", v);
+                }
+                if let Some(v) = __f303 {
+                    crate::canonical::member(out, &mut first, "COM7", v);
+                }
+                if let Some(v) = __f304 {
+                    crate::canonical::member(out, &mut first, "COM8", v);
+                }
+                if let Some(v) = __f305 {
+                    crate::canonical::member(out, &mut first, "COM9", v);
+                }
+                if let Some(v) = __f307 {
+                    crate::canonical::member(out, &mut first, "COM²", v);
+                }
+                if let Some(v) = __f308 {
+                    crate::canonical::member(out, &mut first, "COM³", v);
+                }
+                if let Some(v) = __f306 {
+                    crate::canonical::member(out, &mut first, "COM¹", v);
+                }
+                if let Some(v) = __f292 {
+                    crate::canonical::member(out, &mut first, "CON", v);
+                }
+                if let Some(v) = __f322 {
+                    crate::canonical::member(out, &mut first, "CONIN$", v);
+                }
+                if let Some(v) = __f323 {
+                    crate::canonical::member(out, &mut first, "CONOUT$", v);
+                }
+                if let Some(v) = __f65 {
+                    crate::canonical::member(out, &mut first, "Clone", v);
+                }
+                if let Some(v) = __f66 {
+                    crate::canonical::member(out, &mut first, "Copy", v);
+                }
+                if let Some(v) = __f251 {
+                    crate::canonical::member(out, &mut first, "DataView", v);
+                }
+                if let Some(v) = __f252 {
+                    crate::canonical::member(out, &mut first, "Date", v);
+                }
+                if let Some(v) = __f91 {
+                    crate::canonical::member(out, &mut first, "Debug", v);
+                }
+                if let Some(v) = __f79 {
+                    crate::canonical::member(out, &mut first, "Default", v);
+                }
+                if let Some(v) = __f93 {
+                    crate::canonical::member(out, &mut first, "Display", v);
+                }
+                if let Some(v) = __f76 {
+                    crate::canonical::member(out, &mut first, "DoubleEndedIterator", v);
+                }
+                if let Some(v) = __f71 {
+                    crate::canonical::member(out, &mut first, "Drop", v);
+                }
+                if let Some(v) = __f80 {
+                    crate::canonical::member(out, &mut first, "Eq", v);
+                }
+                if let Some(v) = __f60 {
+                    crate::canonical::member(out, &mut first, "Err", v);
+                }
+                if let Some(v) = __f253 {
+                    crate::canonical::member(out, &mut first, "Error", v);
+                }
+                if let Some(v) = __f254 {
+                    crate::canonical::member(out, &mut first, "EvalError", v);
+                }
+                if let Some(v) = __f77 {
+                    crate::canonical::member(out, &mut first, "ExactSizeIterator", v);
+                }
+                if let Some(v) = __f255 {
+                    crate::canonical::member(out, &mut first, "Exclude", v);
+                }
+                if let Some(v) = __f78 {
+                    crate::canonical::member(out, &mut first, "Extend", v);
+                }
+                if let Some(v) = __f256 {
+                    crate::canonical::member(out, &mut first, "Extract", v);
+                }
+                if let Some(v) = __f204 {
+                    crate::canonical::member(out, &mut first, "Finalize", v);
+                }
+                if let Some(v) = __f72 {
+                    crate::canonical::member(out, &mut first, "FnMut", v);
+                }
+                if let Some(v) = __f73 {
+                    crate::canonical::member(out, &mut first, "FnOnce", v);
+                }
+                if let Some(v) = __f87 {
+                    crate::canonical::member(out, &mut first, "From", v);
+                }
+                if let Some(v) = __f90 {
+                    crate::canonical::member(out, &mut first, "FromIterator", v);
+                }
+                if let Some(v) = __f202 {
+                    crate::canonical::member(out, &mut first, "GetHashCode", v);
+                }
+                if let Some(v) = __f203 {
+                    crate::canonical::member(out, &mut first, "GetType", v);
+                }
+                if let Some(v) = __f92 {
+                    crate::canonical::member(out, &mut first, "Hash", v);
+                }
+                if let Some(v) = __f257 {
+                    crate::canonical::member(out, &mut first, "Infinity", v);
+                }
+                if let Some(v) = __f258 {
+                    crate::canonical::member(out, &mut first, "InstanceType", v);
+                }
+                if let Some(v) = __f259 {
+                    crate::canonical::member(out, &mut first, "Intl", v);
+                }
+                if let Some(v) = __f86 {
+                    crate::canonical::member(out, &mut first, "Into", v);
+                }
+                if let Some(v) = __f75 {
+                    crate::canonical::member(out, &mut first, "IntoIterator", v);
+                }
+                if let Some(v) = __f260 {
+                    crate::canonical::member(out, &mut first, "Iterable", v);
+                }
+                if let Some(v) = __f261 {
+                    crate::canonical::member(out, &mut first, "IterableIterator", v);
+                }
+                if let Some(v) = __f74 {
+                    crate::canonical::member(out, &mut first, "Iterator", v);
+                }
+                if let Some(v) = __f262 {
+                    crate::canonical::member(out, &mut first, "JSON", v);
+                }
+                if let Some(v) = __f309 {
+                    crate::canonical::member(out, &mut first, "LPT0", v);
+                }
+                if let Some(v) = __f310 {
+                    crate::canonical::member(out, &mut first, "LPT1", v);
+                }
+                if let Some(v) = __f311 {
+                    crate::canonical::member(out, &mut first, "LPT2", v);
+                }
+                if let Some(v) = __f312 {
+                    crate::canonical::member(out, &mut first, "LPT3", v);
+                }
+                if let Some(v) = __f313 {
+                    crate::canonical::member(out, &mut first, "LPT4", v);
+                }
+                if let Some(v) = __f314 {
+                    crate::canonical::member(out, &mut first, "LPT5", v);
+                }
+                if let Some(v) = __f315 {
+                    crate::canonical::member(out, &mut first, "LPT6", v);
+                }
+                if let Some(v) = __f316 {
+                    crate::canonical::member(out, &mut first, "LPT7", v);
+                }
+                if let Some(v) = __f317 {
+                    crate::canonical::member(out, &mut first, "LPT8", v);
+                }
+                if let Some(v) = __f318 {
+                    crate::canonical::member(out, &mut first, "LPT9", v);
+                }
+                if let Some(v) = __f320 {
+                    crate::canonical::member(out, &mut first, "LPT²", v);
+                }
+                if let Some(v) = __f321 {
+                    crate::canonical::member(out, &mut first, "LPT³", v);
+                }
+                if let Some(v) = __f319 {
+                    crate::canonical::member(out, &mut first, "LPT¹", v);
+                }
+                if let Some(v) = __f263 {
+                    crate::canonical::member(out, &mut first, "Map", v);
+                }
+                if let Some(v) = __f264 {
+                    crate::canonical::member(out, &mut first, "Math", v);
+                }
+                if let Some(v) = __f205 {
+                    crate::canonical::member(out, &mut first, "MemberwiseClone", v);
+                }
+                if let Some(v) = __f295 {
+                    crate::canonical::member(out, &mut first, "NUL", v);
+                }
+                if let Some(v) = __f265 {
+                    crate::canonical::member(out, &mut first, "NaN", v);
+                }
+                if let Some(v) = __f266 {
+                    crate::canonical::member(out, &mut first, "NonNullable", v);
+                }
+                if let Some(v) = __f57 {
+                    crate::canonical::member(out, &mut first, "None", v);
+                }
+                if let Some(v) = __f59 {
+                    crate::canonical::member(out, &mut first, "Ok", v);
+                }
+                if let Some(v) = __f267 {
+                    crate::canonical::member(out, &mut first, "Omit", v);
+                }
+                if let Some(v) = __f55 {
+                    crate::canonical::member(out, &mut first, "Option", v);
+                }
+                if let Some(v) = __f82 {
+                    crate::canonical::member(out, &mut first, "Ord", v);
+                }
+                if let Some(v) = __f293 {
+                    crate::canonical::member(out, &mut first, "PRN", v);
+                }
+                if let Some(v) = __f268 {
+                    crate::canonical::member(out, &mut first, "Parameters", v);
+                }
+                if let Some(v) = __f81 {
+                    crate::canonical::member(out, &mut first, "PartialEq", v);
+                }
+                if let Some(v) = __f83 {
+                    crate::canonical::member(out, &mut first, "PartialOrd", v);
+                }
+                if let Some(v) = __f269 {
+                    crate::canonical::member(out, &mut first, "Pick", v);
+                }
+                if let Some(v) = __f270 {
+                    crate::canonical::member(out, &mut first, "Promise", v);
+                }
+                if let Some(v) = __f271 {
+                    crate::canonical::member(out, &mut first, "PropertyKey", v);
+                }
+                if let Some(v) = __f272 {
+                    crate::canonical::member(out, &mut first, "Proxy", v);
+                }
+                if let Some(v) = __f273 {
+                    crate::canonical::member(out, &mut first, "RangeError", v);
+                }
+                if let Some(v) = __f274 {
+                    crate::canonical::member(out, &mut first, "ReadonlyArray", v);
+                }
+                if let Some(v) = __f275 {
+                    crate::canonical::member(out, &mut first, "ReadonlyMap", v);
+                }
+                if let Some(v) = __f276 {
+                    crate::canonical::member(out, &mut first, "ReadonlySet", v);
+                }
+                if let Some(v) = __f206 {
+                    crate::canonical::member(out, &mut first, "ReferenceEquals", v);
+                }
+                if let Some(v) = __f277 {
+                    crate::canonical::member(out, &mut first, "Reflect", v);
+                }
+                if let Some(v) = __f278 {
+                    crate::canonical::member(out, &mut first, "RegExp", v);
+                }
+                if let Some(v) = __f58 {
+                    crate::canonical::member(out, &mut first, "Result", v);
+                }
+                if let Some(v) = __f279 {
+                    crate::canonical::member(out, &mut first, "ReturnType", v);
+                }
+                if let Some(v) = __f67 {
+                    crate::canonical::member(out, &mut first, "Send", v);
+                }
+                if let Some(v) = __f69 {
+                    crate::canonical::member(out, &mut first, "Sized", v);
+                }
+                if let Some(v) = __f56 {
+                    crate::canonical::member(out, &mut first, "Some", v);
+                }
+                if let Some(v) = __f62 {
+                    crate::canonical::member(out, &mut first, "String", v);
+                }
+                if let Some(v) = __f68 {
+                    crate::canonical::member(out, &mut first, "Sync", v);
+                }
+                if let Some(v) = __f280 {
+                    crate::canonical::member(out, &mut first, "SyntaxError", v);
+                }
+                if let Some(v) = __f281 {
+                    crate::canonical::member(out, &mut first, "TextDecoder", v);
+                }
+                if let Some(v) = __f282 {
+                    crate::canonical::member(out, &mut first, "TextEncoder", v);
+                }
+                if let Some(v) = __f64 {
+                    crate::canonical::member(out, &mut first, "ToOwned", v);
+                }
+                if let Some(v) = __f63 {
+                    crate::canonical::member(out, &mut first, "ToString", v);
+                }
+                if let Some(v) = __f88 {
+                    crate::canonical::member(out, &mut first, "TryFrom", v);
+                }
+                if let Some(v) = __f89 {
+                    crate::canonical::member(out, &mut first, "TryInto", v);
+                }
+                if let Some(v) = __f283 {
+                    crate::canonical::member(out, &mut first, "TypeError", v);
+                }
+                if let Some(v) = __f284 {
+                    crate::canonical::member(out, &mut first, "URIError", v);
+                }
+                if let Some(v) = __f285 {
+                    crate::canonical::member(out, &mut first, "URL", v);
+                }
+                if let Some(v) = __f286 {
+                    crate::canonical::member(out, &mut first, "Uint8Array", v);
+                }
+                if let Some(v) = __f70 {
+                    crate::canonical::member(out, &mut first, "Unpin", v);
+                }
+                if let Some(v) = __f61 {
+                    crate::canonical::member(out, &mut first, "Vec", v);
+                }
+                if let Some(v) = __f287 {
+                    crate::canonical::member(out, &mut first, "WeakMap", v);
+                }
+                if let Some(v) = __f288 {
+                    crate::canonical::member(out, &mut first, "WeakSet", v);
+                }
+                if let Some(v) = __f239 {
+                    crate::canonical::member(out, &mut first, "__proto__", v);
+                }
+                if let Some(v) = __f37 {
+                    crate::canonical::member(out, &mut first, "abstract", v);
+                }
+                if let Some(v) = __f232 {
+                    crate::canonical::member(out, &mut first, "accessor", v);
+                }
+                if let Some(v) = __f167 {
+                    crate::canonical::member(out, &mut first, "add", v);
+                }
+                if let Some(v) = __f168 {
+                    crate::canonical::member(out, &mut first, "alias", v);
+                }
+                if let Some(v) = __f98 {
+                    crate::canonical::member(out, &mut first, "alloc", v);
+                }
+                if let Some(v) = __f192 {
+                    crate::canonical::member(out, &mut first, "and", v);
+                }
+                if let Some(v) = __f216 {
+                    crate::canonical::member(out, &mut first, "any", v);
+                }
+                if let Some(v) = __f237 {
+                    crate::canonical::member(out, &mut first, "arguments", v);
+                }
+                if let Some(v) = __f0 {
+                    crate::canonical::member(out, &mut first, "as", v);
+                }
+                if let Some(v) = __f169 {
+                    crate::canonical::member(out, &mut first, "ascending", v);
+                }
+                if let Some(v) = __f234 {
+                    crate::canonical::member(out, &mut first, "assert", v);
+                }
+                if let Some(v) = __f233 {
+                    crate::canonical::member(out, &mut first, "asserts", v);
+                }
+                if let Some(v) = __f34 {
+                    crate::canonical::member(out, &mut first, "async", v);
+                }
+                if let Some(v) = __f335 {
+                    crate::canonical::member(out, &mut first, "at", v);
+                }
+                if let Some(v) = __f35 {
+                    crate::canonical::member(out, &mut first, "await", v);
+                }
+                if let Some(v) = __f118 {
+                    crate::canonical::member(out, &mut first, "base", v);
+                }
+                if let Some(v) = __f38 {
+                    crate::canonical::member(out, &mut first, "become", v);
+                }
+                if let Some(v) = __f225 {
+                    crate::canonical::member(out, &mut first, "bigint", v);
+                }
+                if let Some(v) = __f101 {
+                    crate::canonical::member(out, &mut first, "bool", v);
+                }
+                if let Some(v) = __f217 {
+                    crate::canonical::member(out, &mut first, "boolean", v);
+                }
+                if let Some(v) = __f39 {
+                    crate::canonical::member(out, &mut first, "box", v);
+                }
+                if let Some(v) = __f1 {
+                    crate::canonical::member(out, &mut first, "break", v);
+                }
+                if let Some(v) = __f170 {
+                    crate::canonical::member(out, &mut first, "by", v);
+                }
+                if let Some(v) = __f119 {
+                    crate::canonical::member(out, &mut first, "byte", v);
+                }
+                if let Some(v) = __f328 {
+                    crate::canonical::member(out, &mut first, "candidate", v);
+                }
+                if let Some(v) = __f120 {
+                    crate::canonical::member(out, &mut first, "case", v);
+                }
+                if let Some(v) = __f121 {
+                    crate::canonical::member(out, &mut first, "catch", v);
+                }
+                if let Some(v) = __f102 {
+                    crate::canonical::member(out, &mut first, "char", v);
+                }
+                if let Some(v) = __f122 {
+                    crate::canonical::member(out, &mut first, "checked", v);
+                }
+                if let Some(v) = __f123 {
+                    crate::canonical::member(out, &mut first, "class", v);
+                }
+                if let Some(v) = __f289 {
+                    crate::canonical::member(out, &mut first, "console", v);
+                }
+                if let Some(v) = __f2 {
+                    crate::canonical::member(out, &mut first, "const", v);
+                }
+                if let Some(v) = __f218 {
+                    crate::canonical::member(out, &mut first, "constructor", v);
+                }
+                if let Some(v) = __f3 {
+                    crate::canonical::member(out, &mut first, "continue", v);
+                }
+                if let Some(v) = __f96 {
+                    crate::canonical::member(out, &mut first, "core", v);
+                }
+                if let Some(v) = __f4 {
+                    crate::canonical::member(out, &mut first, "crate", v);
+                }
+                if let Some(v) = __f207 {
+                    crate::canonical::member(out, &mut first, "debugger", v);
+                }
+                if let Some(v) = __f124 {
+                    crate::canonical::member(out, &mut first, "decimal", v);
+                }
+                if let Some(v) = __f219 {
+                    crate::canonical::member(out, &mut first, "declare", v);
+                }
+                if let Some(v) = __f125 {
+                    crate::canonical::member(out, &mut first, "delegate", v);
+                }
+                if let Some(v) = __f208 {
+                    crate::canonical::member(out, &mut first, "delete", v);
+                }
+                if let Some(v) = __f171 {
+                    crate::canonical::member(out, &mut first, "descending", v);
+                }
+                if let Some(v) = __f40 {
+                    crate::canonical::member(out, &mut first, "do", v);
+                }
+                if let Some(v) = __f126 {
+                    crate::canonical::member(out, &mut first, "double", v);
+                }
+                if let Some(v) = __f36 {
+                    crate::canonical::member(out, &mut first, "dyn", v);
+                }
+                if let Some(v) = __f172 {
+                    crate::canonical::member(out, &mut first, "dynamic", v);
+                }
+                if let Some(v) = __f5 {
+                    crate::canonical::member(out, &mut first, "else", v);
+                }
+                if let Some(v) = __f6 {
+                    crate::canonical::member(out, &mut first, "enum", v);
+                }
+                if let Some(v) = __f173 {
+                    crate::canonical::member(out, &mut first, "equals", v);
+                }
+                if let Some(v) = __f238 {
+                    crate::canonical::member(out, &mut first, "eval", v);
+                }
+                if let Some(v) = __f127 {
+                    crate::canonical::member(out, &mut first, "event", v);
+                }
+                if let Some(v) = __f128 {
+                    crate::canonical::member(out, &mut first, "explicit", v);
+                }
+                if let Some(v) = __f209 {
+                    crate::canonical::member(out, &mut first, "export", v);
+                }
+                if let Some(v) = __f210 {
+                    crate::canonical::member(out, &mut first, "extends", v);
+                }
+                if let Some(v) = __f7 {
+                    crate::canonical::member(out, &mut first, "extern", v);
+                }
+                if let Some(v) = __f116 {
+                    crate::canonical::member(out, &mut first, "f32", v);
+                }
+                if let Some(v) = __f117 {
+                    crate::canonical::member(out, &mut first, "f64", v);
+                }
+                if let Some(v) = __f8 {
+                    crate::canonical::member(out, &mut first, "false", v);
+                }
+                if let Some(v) = __f201 {
+                    crate::canonical::member(out, &mut first, "field", v);
+                }
+                if let Some(v) = __f199 {
+                    crate::canonical::member(out, &mut first, "file", v);
+                }
+                if let Some(v) = __f41 {
+                    crate::canonical::member(out, &mut first, "final", v);
+                }
+                if let Some(v) = __f129 {
+                    crate::canonical::member(out, &mut first, "finally", v);
+                }
+                if let Some(v) = __f130 {
+                    crate::canonical::member(out, &mut first, "fixed", v);
+                }
+                if let Some(v) = __f131 {
+                    crate::canonical::member(out, &mut first, "float", v);
+                }
+                if let Some(v) = __f9 {
+                    crate::canonical::member(out, &mut first, "fn", v);
+                }
+                if let Some(v) = __f10 {
+                    crate::canonical::member(out, &mut first, "for", v);
+                }
+                if let Some(v) = __f132 {
+                    crate::canonical::member(out, &mut first, "foreach", v);
+                }
+                if let Some(v) = __f327 {
+                    crate::canonical::member(out, &mut first, "found", v);
+                }
+                if let Some(v) = __f211 {
+                    crate::canonical::member(out, &mut first, "function", v);
+                }
+                if let Some(v) = __f50 {
+                    crate::canonical::member(out, &mut first, "gen", v);
+                }
+                if let Some(v) = __f330 {
+                    crate::canonical::member(out, &mut first, "gentableRow", v);
+                }
+                if let Some(v) = __f174 {
+                    crate::canonical::member(out, &mut first, "get", v);
+                }
+                if let Some(v) = __f175 {
+                    crate::canonical::member(out, &mut first, "global", v);
+                }
+                if let Some(v) = __f290 {
+                    crate::canonical::member(out, &mut first, "globalThis", v);
+                }
+                if let Some(v) = __f133 {
+                    crate::canonical::member(out, &mut first, "goto", v);
+                }
+                if let Some(v) = __f176 {
+                    crate::canonical::member(out, &mut first, "group", v);
+                }
+                if let Some(v) = __f325 {
+                    crate::canonical::member(out, &mut first, "has", v);
+                }
+                if let Some(v) = __f243 {
+                    crate::canonical::member(out, &mut first, "hasOwnProperty", v);
+                }
+                if let Some(v) = __f108 {
+                    crate::canonical::member(out, &mut first, "i128", v);
+                }
+                if let Some(v) = __f105 {
+                    crate::canonical::member(out, &mut first, "i16", v);
+                }
+                if let Some(v) = __f106 {
+                    crate::canonical::member(out, &mut first, "i32", v);
+                }
+                if let Some(v) = __f107 {
+                    crate::canonical::member(out, &mut first, "i64", v);
+                }
+                if let Some(v) = __f104 {
+                    crate::canonical::member(out, &mut first, "i8", v);
+                }
+                if let Some(v) = __f11 {
+                    crate::canonical::member(out, &mut first, "if", v);
+                }
+                if let Some(v) = __f12 {
+                    crate::canonical::member(out, &mut first, "impl", v);
+                }
+                if let Some(v) = __f214 {
+                    crate::canonical::member(out, &mut first, "implements", v);
+                }
+                if let Some(v) = __f134 {
+                    crate::canonical::member(out, &mut first, "implicit", v);
+                }
+                if let Some(v) = __f212 {
+                    crate::canonical::member(out, &mut first, "import", v);
+                }
+                if let Some(v) = __f13 {
+                    crate::canonical::member(out, &mut first, "in", v);
+                }
+                if let Some(v) = __f230 {
+                    crate::canonical::member(out, &mut first, "infer", v);
+                }
+                if let Some(v) = __f190 {
+                    crate::canonical::member(out, &mut first, "init", v);
+                }
+                if let Some(v) = __f213 {
+                    crate::canonical::member(out, &mut first, "instanceof", v);
+                }
+                if let Some(v) = __f135 {
+                    crate::canonical::member(out, &mut first, "int", v);
+                }
+                if let Some(v) = __f136 {
+                    crate::canonical::member(out, &mut first, "interface", v);
+                }
+                if let Some(v) = __f137 {
+                    crate::canonical::member(out, &mut first, "internal", v);
+                }
+                if let Some(v) = __f235 {
+                    crate::canonical::member(out, &mut first, "intrinsic", v);
+                }
+                if let Some(v) = __f138 {
+                    crate::canonical::member(out, &mut first, "is", v);
+                }
+                if let Some(v) = __f244 {
+                    crate::canonical::member(out, &mut first, "isPrototypeOf", v);
+                }
+                if let Some(v) = __f109 {
+                    crate::canonical::member(out, &mut first, "isize", v);
+                }
+                if let Some(v) = __f177 {
+                    crate::canonical::member(out, &mut first, "join", v);
+                }
+                if let Some(v) = __f333 {
+                    crate::canonical::member(out, &mut first, "key", v);
+                }
+                if let Some(v) = __f229 {
+                    crate::canonical::member(out, &mut first, "keyof", v);
+                }
+                crate::canonical::member(out, &mut first, "kind", "WideKind");
+                if let Some(v) = __f14 {
+                    crate::canonical::member(out, &mut first, "let", v);
+                }
+                if let Some(v) = __f94 {
+                    crate::canonical::member(out, &mut first, "lib", v);
+                }
+                if let Some(v) = __f329 {
+                    crate::canonical::member(out, &mut first, "list", v);
+                }
+                if let Some(v) = __f139 {
+                    crate::canonical::member(out, &mut first, "lock", v);
+                }
+                if let Some(v) = __f140 {
+                    crate::canonical::member(out, &mut first, "long", v);
+                }
+                if let Some(v) = __f15 {
+                    crate::canonical::member(out, &mut first, "loop", v);
+                }
+                if let Some(v) = __f42 {
+                    crate::canonical::member(out, &mut first, "macro", v);
+                }
+                if let Some(v) = __f52 {
+                    crate::canonical::member(out, &mut first, "macro_rules", v);
+                }
+                if let Some(v) = __f95 {
+                    crate::canonical::member(out, &mut first, "main", v);
+                }
+                if let Some(v) = __f197 {
+                    crate::canonical::member(out, &mut first, "managed", v);
+                }
+                if let Some(v) = __f16 {
+                    crate::canonical::member(out, &mut first, "match", v);
+                }
+                if let Some(v) = __f17 {
+                    crate::canonical::member(out, &mut first, "mod", v);
+                }
+                if let Some(v) = __f220 {
+                    crate::canonical::member(out, &mut first, "module", v);
+                }
+                if let Some(v) = __f18 {
+                    crate::canonical::member(out, &mut first, "move", v);
+                }
+                if let Some(v) = __f19 {
+                    crate::canonical::member(out, &mut first, "mut", v);
+                }
+                if let Some(v) = __f178 {
+                    crate::canonical::member(out, &mut first, "nameof", v);
+                }
+                if let Some(v) = __f141 {
+                    crate::canonical::member(out, &mut first, "namespace", v);
+                }
+                if let Some(v) = __f227 {
+                    crate::canonical::member(out, &mut first, "never", v);
+                }
+                if let Some(v) = __f142 {
+                    crate::canonical::member(out, &mut first, "new", v);
+                }
+                if let Some(v) = __f195 {
+                    crate::canonical::member(out, &mut first, "nint", v);
+                }
+                if let Some(v) = __f194 {
+                    crate::canonical::member(out, &mut first, "not", v);
+                }
+                if let Some(v) = __f196 {
+                    crate::canonical::member(out, &mut first, "nuint", v);
+                }
+                if let Some(v) = __f143 {
+                    crate::canonical::member(out, &mut first, "null", v);
+                }
+                if let Some(v) = __f222 {
+                    crate::canonical::member(out, &mut first, "number", v);
+                }
+                if let Some(v) = __f144 {
+                    crate::canonical::member(out, &mut first, "object", v);
+                }
+                if let Some(v) = __f224 {
+                    crate::canonical::member(out, &mut first, "of", v);
+                }
+                if let Some(v) = __f179 {
+                    crate::canonical::member(out, &mut first, "on", v);
+                }
+                if let Some(v) = __f145 {
+                    crate::canonical::member(out, &mut first, "operator", v);
+                }
+                if let Some(v) = __f193 {
+                    crate::canonical::member(out, &mut first, "or", v);
+                }
+                if let Some(v) = __f180 {
+                    crate::canonical::member(out, &mut first, "orderby", v);
+                }
+                if let Some(v) = __f146 {
+                    crate::canonical::member(out, &mut first, "out", v);
+                }
+                if let Some(v) = __f43 {
+                    crate::canonical::member(out, &mut first, "override", v);
+                }
+                if let Some(v) = __f215 {
+                    crate::canonical::member(out, &mut first, "package", v);
+                }
+                if let Some(v) = __f147 {
+                    crate::canonical::member(out, &mut first, "params", v);
+                }
+                if let Some(v) = __f181 {
+                    crate::canonical::member(out, &mut first, "partial", v);
+                }
+                if let Some(v) = __f334 {
+                    crate::canonical::member(out, &mut first, "parts", v);
+                }
+                if let Some(v) = __f44 {
+                    crate::canonical::member(out, &mut first, "priv", v);
+                }
+                if let Some(v) = __f148 {
+                    crate::canonical::member(out, &mut first, "private", v);
+                }
+                if let Some(v) = __f99 {
+                    crate::canonical::member(out, &mut first, "proc_macro", v);
+                }
+                if let Some(v) = __f291 {
+                    crate::canonical::member(out, &mut first, "process", v);
+                }
+                if let Some(v) = __f245 {
+                    crate::canonical::member(out, &mut first, "propertyIsEnumerable", v);
+                }
+                if let Some(v) = __f149 {
+                    crate::canonical::member(out, &mut first, "protected", v);
+                }
+                if let Some(v) = __f240 {
+                    crate::canonical::member(out, &mut first, "prototype", v);
+                }
+                if let Some(v) = __f20 {
+                    crate::canonical::member(out, &mut first, "pub", v);
+                }
+                if let Some(v) = __f150 {
+                    crate::canonical::member(out, &mut first, "public", v);
+                }
+                if let Some(v) = __f53 {
+                    crate::canonical::member(out, &mut first, "raw", v);
+                }
+                if let Some(v) = __f151 {
+                    crate::canonical::member(out, &mut first, "readonly", v);
+                }
+                if let Some(v) = __f189 {
+                    crate::canonical::member(out, &mut first, "record", v);
+                }
+                if let Some(v) = __f21 {
+                    crate::canonical::member(out, &mut first, "ref", v);
+                }
+                if let Some(v) = __f182 {
+                    crate::canonical::member(out, &mut first, "remove", v);
+                }
+                if let Some(v) = __f221 {
+                    crate::canonical::member(out, &mut first, "require", v);
+                }
+                if let Some(v) = __f198 {
+                    crate::canonical::member(out, &mut first, "required", v);
+                }
+                if let Some(v) = __f22 {
+                    crate::canonical::member(out, &mut first, "return", v);
+                }
+                if let Some(v) = __f326 {
+                    crate::canonical::member(out, &mut first, "row", v);
+                }
+                if let Some(v) = __f331 {
+                    crate::canonical::member(out, &mut first, "rows", v);
+                }
+                if let Some(v) = __f54 {
+                    crate::canonical::member(out, &mut first, "safe", v);
+                }
+                if let Some(v) = __f236 {
+                    crate::canonical::member(out, &mut first, "satisfies", v);
+                }
+                if let Some(v) = __f152 {
+                    crate::canonical::member(out, &mut first, "sbyte", v);
+                }
+                if let Some(v) = __f200 {
+                    crate::canonical::member(out, &mut first, "scoped", v);
+                }
+                if let Some(v) = __f153 {
+                    crate::canonical::member(out, &mut first, "sealed", v);
+                }
+                if let Some(v) = __f183 {
+                    crate::canonical::member(out, &mut first, "select", v);
+                }
+                if let Some(v) = __f23 {
+                    crate::canonical::member(out, &mut first, "self", v);
+                }
+                if let Some(v) = __f184 {
+                    crate::canonical::member(out, &mut first, "set", v);
+                }
+                if let Some(v) = __f154 {
+                    crate::canonical::member(out, &mut first, "short", v);
+                }
+                if let Some(v) = __f155 {
+                    crate::canonical::member(out, &mut first, "sizeof", v);
+                }
+                if let Some(v) = __f156 {
+                    crate::canonical::member(out, &mut first, "stackalloc", v);
+                }
+                if let Some(v) = __f24 {
+                    crate::canonical::member(out, &mut first, "static", v);
+                }
+                if let Some(v) = __f97 {
+                    crate::canonical::member(out, &mut first, "std", v);
+                }
+                if let Some(v) = __f103 {
+                    crate::canonical::member(out, &mut first, "str", v);
+                }
+                if let Some(v) = __f25 {
+                    crate::canonical::member(out, &mut first, "struct", v);
+                }
+                if let Some(v) = __f26 {
+                    crate::canonical::member(out, &mut first, "super", v);
+                }
+                if let Some(v) = __f157 {
+                    crate::canonical::member(out, &mut first, "switch", v);
+                }
+                if let Some(v) = __f223 {
+                    crate::canonical::member(out, &mut first, "symbol", v);
+                }
+                if let Some(v) = __f332 {
+                    crate::canonical::member(out, &mut first, "table", v);
+                }
+                if let Some(v) = __f100 {
+                    crate::canonical::member(out, &mut first, "test", v);
+                }
+                if let Some(v) = __f158 {
+                    crate::canonical::member(out, &mut first, "this", v);
+                }
+                if let Some(v) = __f159 {
+                    crate::canonical::member(out, &mut first, "throw", v);
+                }
+                if let Some(v) = __f241 {
+                    crate::canonical::member(out, &mut first, "toLocaleString", v);
+                }
+                if let Some(v) = __f27 {
+                    crate::canonical::member(out, &mut first, "trait", v);
+                }
+                if let Some(v) = __f28 {
+                    crate::canonical::member(out, &mut first, "true", v);
+                }
+                if let Some(v) = __f49 {
+                    crate::canonical::member(out, &mut first, "try", v);
+                }
+                if let Some(v) = __f29 {
+                    crate::canonical::member(out, &mut first, "type", v);
+                }
+                if let Some(v) = __f45 {
+                    crate::canonical::member(out, &mut first, "typeof", v);
+                }
+                if let Some(v) = __f114 {
+                    crate::canonical::member(out, &mut first, "u128", v);
+                }
+                if let Some(v) = __f111 {
+                    crate::canonical::member(out, &mut first, "u16", v);
+                }
+                if let Some(v) = __f112 {
+                    crate::canonical::member(out, &mut first, "u32", v);
+                }
+                if let Some(v) = __f113 {
+                    crate::canonical::member(out, &mut first, "u64", v);
+                }
+                if let Some(v) = __f110 {
+                    crate::canonical::member(out, &mut first, "u8", v);
+                }
+                if let Some(v) = __f160 {
+                    crate::canonical::member(out, &mut first, "uint", v);
+                }
+                if let Some(v) = __f161 {
+                    crate::canonical::member(out, &mut first, "ulong", v);
+                }
+                if let Some(v) = __f162 {
+                    crate::canonical::member(out, &mut first, "unchecked", v);
+                }
+                if let Some(v) = __f226 {
+                    crate::canonical::member(out, &mut first, "undefined", v);
+                }
+                if let Some(v) = __f51 {
+                    crate::canonical::member(out, &mut first, "union", v);
+                }
+                if let Some(v) = __f231 {
+                    crate::canonical::member(out, &mut first, "unique", v);
+                }
+                if let Some(v) = __f228 {
+                    crate::canonical::member(out, &mut first, "unknown", v);
+                }
+                if let Some(v) = __f185 {
+                    crate::canonical::member(out, &mut first, "unmanaged", v);
+                }
+                if let Some(v) = __f30 {
+                    crate::canonical::member(out, &mut first, "unsafe", v);
+                }
+                if let Some(v) = __f46 {
+                    crate::canonical::member(out, &mut first, "unsized", v);
+                }
+                if let Some(v) = __f31 {
+                    crate::canonical::member(out, &mut first, "use", v);
+                }
+                if let Some(v) = __f163 {
+                    crate::canonical::member(out, &mut first, "ushort", v);
+                }
+                if let Some(v) = __f164 {
+                    crate::canonical::member(out, &mut first, "using", v);
+                }
+                if let Some(v) = __f115 {
+                    crate::canonical::member(out, &mut first, "usize", v);
+                }
+                if let Some(v) = __f186 {
+                    crate::canonical::member(out, &mut first, "value", v);
+                }
+                if let Some(v) = __f242 {
+                    crate::canonical::member(out, &mut first, "valueOf", v);
+                }
+                if let Some(v) = __f187 {
+                    crate::canonical::member(out, &mut first, "var", v);
+                }
+                if let Some(v) = __f47 {
+                    crate::canonical::member(out, &mut first, "virtual", v);
+                }
+                if let Some(v) = __f165 {
+                    crate::canonical::member(out, &mut first, "void", v);
+                }
+                if let Some(v) = __f166 {
+                    crate::canonical::member(out, &mut first, "volatile", v);
+                }
+                if let Some(v) = __f188 {
+                    crate::canonical::member(out, &mut first, "when", v);
+                }
+                if let Some(v) = __f32 {
+                    crate::canonical::member(out, &mut first, "where", v);
+                }
+                if let Some(v) = __f33 {
+                    crate::canonical::member(out, &mut first, "while", v);
+                }
+                if let Some(v) = __f191 {
+                    crate::canonical::member(out, &mut first, "with", v);
+                }
+                if let Some(v) = __f48 {
+                    crate::canonical::member(out, &mut first, "yield", v);
                 }
             }
         }
