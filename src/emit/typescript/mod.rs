@@ -339,9 +339,10 @@ struct ClassVm {
     /// time (see [`Gen::split`]); empty for other types.
     helpers: Vec<String>,
     /// Per field, in declaration order: the statements that read it from `o` into `r` inside a part
-    /// function (a present optional field also counts itself in `n`).
+    /// function, and whether it is optional (a present optional field counts itself in `n`; the part
+    /// counts each required one).
     #[serde(skip)]
-    part_reads: Vec<String>,
+    part_reads: Vec<(String, bool)>,
     /// Per field, in declaration order: the statement that reads it from `b` into `r` inside a part function.
     #[serde(skip)]
     part_bins: Vec<String>,
@@ -888,9 +889,9 @@ impl Gen<'_> {
                 k * PART_FIELDS + 1,
                 k * PART_FIELDS + part.len(),
                 part.iter()
-                    .map(|p| {
+                    .map(|(p, optional)| {
                         // A required field counts itself; an optional one does so when present.
-                        if p.contains("\n      n++;") {
+                        if *optional {
                             indent(p)
                         } else {
                             format!("{}\n  n++;", indent(p))
@@ -1328,7 +1329,7 @@ impl Gen<'_> {
                             self.read(inner, &x, &key, 1)
                         ),
                     };
-                    vm.part_reads.push(read.clone());
+                    vm.part_reads.push((read.clone(), true));
                     vm.optional.push(read);
                     // Absent, `row.constructor` would be Object's: such a property is always set (to `undefined`).
                     let shadow = INHERITED.contains(&ident.as_str());
@@ -1379,14 +1380,16 @@ impl Gen<'_> {
                                 "const {x} = {member};\n    if (!({check})) {};",
                                 self.read(ty, &x, &key, 1)
                             );
-                            vm.part_reads
-                                .push(format!("{check}\n    r.{ident} = {x} as {};", self.ty(ty)));
+                            vm.part_reads.push((
+                                format!("{check}\n    r.{ident} = {x} as {};", self.ty(ty)),
+                                false,
+                            ));
                             vm.checks.push(check);
                             vm.required.push(format!("{ident}: {x} as {}", self.ty(ty)));
                         }
                         None => {
                             let read = self.read(ty, &member, &key, 1);
-                            vm.part_reads.push(format!("r.{ident} = {read};"));
+                            vm.part_reads.push((format!("r.{ident} = {read};"), false));
                             vm.required.push(format!("{ident}: {read}"));
                         }
                     }
