@@ -158,12 +158,42 @@ fn the_node_server_navigates_typed_references_and_reloads() {
     let out = run(Command::new(&node)
         .arg(dir.join("out/examples/funnypitch-consumers/server/main.js"))
         .arg(repo().join("generated/data/typescript")));
+    // Each side's material, from the canonical data itself: InitPosition.Piece → PieceType.AiWeight.
+    let data = |table: &str| -> Vec<serde_json::Value> {
+        let text =
+            std::fs::read_to_string(repo().join(format!("generated/data/typescript/{table}.json")))
+                .unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["rows"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let weights: std::collections::HashMap<String, i64> = data("PieceType")
+        .iter()
+        .map(|p| {
+            (
+                p["Id"].as_str().unwrap().to_string(),
+                p["AiWeight"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let material = |side: &str| -> i64 {
+        data("InitPosition")
+            .iter()
+            .filter(|c| c["Side"] == side)
+            .filter_map(|c| c["Piece"].as_str().map(|p| weights[p]))
+            .sum()
+    };
+    let (red, blue) = (material("Red"), material("Blue"));
+    // Both sides start with pieces: a score of 0 would be a side name the data does not use.
+    assert!(red > 0 && blue > 0, "red {red}, blue {blue}");
     for line in [
         // Upgrade.From/To → PieceType.AiWeight (a server-only field).
         "upgrade Minister_Civil: -2\n",
         "upgrade Officer_T3: +3\n",
         "upgrade Soldier_LastRow: +2\n",
-        "material Red 135, Black 0\n",
+        &format!("material Red {red}\n"),
+        &format!("material Blue {blue}\n"),
         "targeted special LordFaceOff -> Lord\n",
         "reload: new rows true, old view intact true, frozen true",
     ] {

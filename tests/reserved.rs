@@ -182,7 +182,8 @@ fn inputs() -> BTreeMap<String, String> {
             "x-gentable-primaryKey": "Id",
             "x-gentable-unique": uniques,
             "properties": props,
-            "required": ["Id"]
+            // Lookups are generated for unique keys of required fields only.
+            "required": std::iter::once("Id").chain(uniques.iter().map(|u| u[0])).collect::<Vec<_>>()
         })),
     );
     let header: Vec<String> = std::iter::once("Id".to_string())
@@ -367,7 +368,132 @@ fn inputs() -> BTreeMap<String, String> {
         "types/Table/Records.csv".into(),
         format!("{}\n{}\n", header.join(","), row.join(",")),
     );
+    collisions(&mut out);
     out
+}
+
+/// `collisions/`: names and sizes that met what the generated code declares itself (helper-16's findings on
+/// 8586f8a, each of which built and then failed to compile or load): a unique key on a field named `Key`
+/// (the primary key's `byKey` map in C# and TypeScript), a field `GentableLink` of a row with references
+/// (C#'s link method), a table named `Text` beside `[localization]` (C#'s `Tables.Text(key, language)`), and
+/// a table of 400 optional fields read from binary data (mono refused one `newobj` of 400 conditional reads).
+fn collisions(out: &mut BTreeMap<String, String>) {
+    out.insert(
+        "collisions/gentable.toml".into(),
+        "# Written by tests/reserved.rs (GENTABLE_BLESS=1 cargo test --test reserved).\n\
+         [project]\nname = \"Collisions\"\n\n[rust]\ncrate_name = \"reserved_collisions\"\n\n\
+         [csharp]\nnamespace = \"Reserved.Collisions\"\ndata = [\"json\", \"binary\"]\n\n\
+         [typescript]\ndata = [\"json\", \"binary\"]\n\n\
+         [localization]\ntable = \"Text\"\nkey = \"Key\"\nlanguages = [\"zh\", \"en\"]\n"
+            .into(),
+    );
+    let schema =
+        |description: &str, pk: &str, props: serde_json::Value, extra: serde_json::Value| {
+            let mut o = serde_json::json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "description": description,
+                "type": "object",
+                "x-gentable-primaryKey": pk,
+                "properties": props,
+                "required": [pk]
+            });
+            for (k, v) in extra.as_object().unwrap() {
+                o[k] = v.clone();
+            }
+            json(&o)
+        };
+    out.insert(
+        "collisions/schema/Text.schema.json".into(),
+        schema(
+            "The localization table, named like Tables.Text(key, language).",
+            "Key",
+            serde_json::json!({"Key": {"type": "string"}, "zh": {"type": "string"}, "en": {"type": "string"}}),
+            serde_json::json!({}),
+        ),
+    );
+    out.insert(
+        "collisions/Table/Text.csv".into(),
+        "Key,zh,en\nItem_1,一号，「甲」,One\nItem_2,二号,Two\n".into(),
+    );
+    out.insert(
+        "collisions/schema/Target.schema.json".into(),
+        schema(
+            "What Item.T names.",
+            "Id",
+            serde_json::json!({"Id": {"type": "string"}}),
+            serde_json::json!({}),
+        ),
+    );
+    out.insert("collisions/Table/Target.csv".into(), "Id\nA\nB\n".into());
+    out.insert(
+        "collisions/schema/Item.schema.json".into(),
+        schema(
+            "A unique key on Key, a reference and a field GentableLink.",
+            "Id",
+            serde_json::json!({
+                "Id": {"type": "integer"},
+                "Key": {"type": "string"},
+                "T": {"type": "string", "x-gentable-foreignKey": "Target"},
+                "GentableLink": {"type": "integer"},
+                "NameKey": {"type": "string", "x-gentable-text": true}
+            }),
+            // A unique key gets lookups only when its fields are required.
+            serde_json::json!({"x-gentable-unique": [["Key"]], "required": ["Id", "Key"]}),
+        ),
+    );
+    out.insert(
+        "collisions/Table/Item.csv".into(),
+        "Id,Key,T,GentableLink,NameKey\n1,a,A,10,Item_1\n2,b,B,20,Item_2\n".into(),
+    );
+    // 400 optional fields of four kinds: text, integer, enum, reference.
+    let mut props = serde_json::Map::new();
+    props.insert("Id".into(), serde_json::json!({"type": "integer"}));
+    for i in 0..400 {
+        props.insert(
+            format!("F{i:03}"),
+            match i % 4 {
+                0 => serde_json::json!({"type": "string"}),
+                1 => serde_json::json!({"type": "integer"}),
+                2 => serde_json::json!({"type": "string", "enum": ["Red", "Blue"]}),
+                _ => serde_json::json!({"type": "string", "x-gentable-foreignKey": "Target"}),
+            },
+        );
+    }
+    out.insert(
+        "collisions/schema/Wide.schema.json".into(),
+        schema(
+            "400 optional fields, read from binary data through locals in C#.",
+            "Id",
+            serde_json::Value::Object(props),
+            serde_json::json!({}),
+        ),
+    );
+    let header: Vec<String> = std::iter::once("Id".to_string())
+        .chain((0..400).map(|i| format!("F{i:03}")))
+        .collect();
+    // Row 1 fills every field, row 2 every third one (the others are absent).
+    let rows: Vec<String> = (1..=2)
+        .map(|r| {
+            std::iter::once(r.to_string())
+                .chain((0..400).map(|i| {
+                    if r == 2 && i % 3 != 0 {
+                        return String::new();
+                    }
+                    match i % 4 {
+                        0 => format!("文本{i}，「{r}」"),
+                        1 => (i * r).to_string(),
+                        2 => if i % 8 == 2 { "Red" } else { "Blue" }.to_string(),
+                        _ => if r == 1 { "A" } else { "B" }.to_string(),
+                    }
+                }))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    out.insert(
+        "collisions/Table/Wide.csv".into(),
+        format!("{}\n{}\n", header.join(","), rows.join("\n")),
+    );
 }
 
 /// The files now under `tests/reserved` that [`inputs`] owns (everything but `generated/`).

@@ -1,7 +1,7 @@
 // FunnyPitch's Node.js server, reduced to its use of the tables (README.md): loads the server's data without
 // blocking, answers from typed references, and hot-reloads by loading a second Tables and swapping it in.
 //   node main.js <generated/data/typescript>
-import { GentableDataError, loadTablesAsync, type Tables } from "../../../generated/ts/index.js";
+import { GentableDataError, loadTablesAsync, Side, type Tables } from "../../../generated/ts/index.js";
 
 const dir = process.argv[2] ?? "generated/data/typescript";
 
@@ -18,7 +18,7 @@ try {
 }
 
 /** The AI's material score of one side's initial layout (AiWeight is a server-only field). */
-function material(t: Tables, side: "Red" | "Black"): number {
+function material(t: Tables, side: Side): number {
   let sum = 0;
   for (const cell of t.initPosition.all) {
     if (cell.side === side && cell.pieceRef !== undefined) sum += cell.pieceRef.aiWeight;
@@ -31,7 +31,7 @@ for (const u of current.upgrade.all) {
   const gain = u.toRef.aiWeight - u.fromRef.aiWeight;
   process.stdout.write("upgrade " + u.id + ": " + (gain > 0 ? "+" : "") + String(gain) + "\n");
 }
-process.stdout.write("material Red " + String(material(current, "Red")) + ", Black " + String(material(current, "Black")) + "\n");
+for (const side of Object.values(Side)) process.stdout.write("material " + side + " " + String(material(current, side)) + "\n");
 const special = current.specialMove.all.find((s) => s.targetRef !== undefined);
 process.stdout.write("targeted special " + (special?.id ?? "-") + " -> " + (special?.targetRef?.id ?? "-") + "\n");
 process.stdout.write("spy seed " + String(current.serverConfig.spySeed) + ", think " + String(current.serverConfig.aiThinkTime) + " ms\n");

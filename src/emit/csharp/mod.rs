@@ -63,6 +63,9 @@ const RESERVED_TYPES: &[&str] = &[
     "GentableRuntime",
 ];
 
+/// Classes of more than this many fields are read from the binary format through locals ([`Gen::binary_new`]).
+const WIDE_FIELDS: usize = 100;
+
 /// Members of `Tables` that a table property must not take.
 const TABLES_MEMBERS: &[&str] = &[
     "Load",
@@ -101,7 +104,7 @@ impl Backend for CSharp {
             text: super::front::localization(ctx)?,
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
             linked: Linked::of(ctx.project),
-            props: table_properties(ctx.project)?,
+            props: table_properties(ctx.project, super::front::localization(ctx)?.is_some())?,
             binary: ctx
                 .config
                 .csharp
@@ -319,6 +322,10 @@ fn member_names(fields: &[Field], class: &str, owner: &str) -> anyhow::Result<Ve
     member_names_avoiding(fields, class, owner, &[])
 }
 
+/// Members every generated class may declare besides its fields' properties: a field of the same name
+/// takes a `_` (`GentableLink_`).
+const CLASS_MEMBERS: &[&str] = &["GentableLink"];
+
 /// [`member_names`], each also kept off the names in `avoid` (by appending `_`): a polymorphic record's kind
 /// class inherits its sibling kinds' nested class names, which a property of the same name would hide
 /// (CS0108).
@@ -328,12 +335,13 @@ fn member_names_avoiding(
     owner: &str,
     avoid: &[&str],
 ) -> anyhow::Result<Vec<String>> {
+    let avoid: Vec<&str> = avoid.iter().chain(CLASS_MEMBERS).copied().collect();
     let ids: Vec<String> = fields
         .iter()
         .map(|f| {
             naming::avoid(
                 naming::csharp_member(&f.name, f.ident.as_deref(), class),
-                avoid,
+                &avoid,
             )
         })
         .collect();
@@ -480,6 +488,9 @@ struct ClassVm {
     link_modifier: String,
     /// Expressions reading every field from a `GentableBinary r`, in declaration order (constructor arguments).
     binary_args: String,
+    /// The same expressions one by one (see [`Gen::binary_new`]).
+    #[serde(skip)]
+    binary_reads: Vec<String>,
     /// The bodies of the reader and writer of a tuple or an open record (a closed object: `None`).
     shape: Option<ShapeVm>,
 }
@@ -896,10 +907,18 @@ impl Gen<'_> {
             quoted(&u.name)
         );
         for (i, v) in variants.iter().enumerate() {
-            body.push_str(&format!(
-                "                case {i}: return new {name}.{}({});\n",
-                v.class.name, v.class.binary_args
-            ));
+            let new = format!("{name}.{}", v.class.name);
+            if v.class.fields.len() <= WIDE_FIELDS {
+                body.push_str(&format!(
+                    "                case {i}: {}\n",
+                    self.binary_new(&new, &v.class, "")
+                ));
+            } else {
+                body.push_str(&format!(
+                    "                case {i}:\n                {{\n                    {}\n                }}\n",
+                    self.binary_new(&new, &v.class, "                    ")
+                ));
+            }
         }
         body.push_str("                default: throw new global::System.InvalidOperationException();\n            }");
         Ok(UnionVm {
@@ -923,6 +942,24 @@ impl Gen<'_> {
 
     /// `internal static <ty> Read<ty>(GentableBinary r) { <body> }`, the reader of `ty` in the binary format
     /// (docs/data-format.md §3.3), or nothing when this output has no binary data.
+    /// The statements that read a `class` from `GentableBinary r` and return it as `new {new}(…)`
+    /// (`new` names the class: `Effect.Damage` for a polymorphic record's kind). A class of more than
+    /// [`WIDE_FIELDS`] fields reads each field into a local first: hundreds of conditional reads as the
+    /// arguments of one `newobj` make mono's JIT refuse the method (`InvalidProgramException: Invalid IL
+    /// code`, seen from about 370 optional fields), although mcs compiles it.
+    fn binary_new(&self, new: &str, class: &ClassVm, indent: &str) -> String {
+        if class.fields.len() <= WIDE_FIELDS {
+            return format!("return new {new}({});", class.binary_args);
+        }
+        let mut out = String::new();
+        for (i, (f, read)) in class.fields.iter().zip(&class.binary_reads).enumerate() {
+            out.push_str(&format!("{} b{i} = {read};\n{indent}", f.ty));
+        }
+        let args: Vec<String> = (0..class.fields.len()).map(|i| format!("b{i}")).collect();
+        out.push_str(&format!("return new {new}({});", args.join(", ")));
+        out
+    }
+
     fn binary_fn(&self, ty: &str, body: &str) -> String {
         if !self.binary {
             return String::new();
@@ -944,7 +981,7 @@ impl Gen<'_> {
             namespace: self.ns.clone(),
             binary_read: self.binary_fn(
                 &class.name,
-                &format!("return new {}({});", class.name, class.binary_args),
+                &self.binary_new(&class.name, &class, "            "),
             ),
             class,
         })
@@ -1269,6 +1306,7 @@ impl Gen<'_> {
                 .map(|f| self.read(&f.ty, "r", 1))
                 .collect::<Vec<_>>()
                 .join(", "),
+            binary_reads: fields.iter().map(|f| self.read(&f.ty, "r", 1)).collect(),
             fields: vms,
             canonical,
             shape: None,
@@ -1899,10 +1937,8 @@ impl Gen<'_> {
         let uniques = self.uniques(t, &row)?;
         row.doc = cs_doc(&t.doc);
         Ok(TableVm {
-            binary_read: self.binary_fn(
-                &row.name,
-                &format!("return new {}({});", row.name, row.binary_args),
-            ),
+            binary_read: self
+                .binary_fn(&row.name, &self.binary_new(&row.name, &row, "            ")),
             uniques,
             namespace: self.ns.clone(),
             name_literal: quoted(&t.name),
@@ -1952,7 +1988,8 @@ impl Gen<'_> {
                 .join(" + \", \" + ");
             if fs.len() == 1 {
                 let f = fs[0];
-                let dict = format!("by{suffix}");
+                // `byKey` is the primary key's dictionary: a unique key on a field named `Key` takes `byKey_`.
+                let dict = naming::avoid(format!("by{suffix}"), &["byKey"]);
                 let row = naming::avoid("row".into(), &[f.param.as_str(), found.as_str()]);
                 let has = naming::avoid(
                     "has".into(),
@@ -2143,17 +2180,17 @@ fn cs_block(lines: Vec<String>) -> String {
     all.join("\n            ")
 }
 
-/// The `Tables` property of every table (by table name), checked for collisions.
-fn table_properties(project: &Project) -> anyhow::Result<BTreeMap<String, String>> {
+/// The `Tables` property of every table (by table name), checked for collisions. With `[localization]`,
+/// `Tables` also has the method `Text(key, language)`: a table named `Text` is then `Tables.Text_`.
+fn table_properties(project: &Project, text: bool) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut members = TABLES_MEMBERS.to_vec();
+    if text {
+        members.push("Text");
+    }
     let props: Vec<String> = project
         .tables
         .iter()
-        .map(|t| {
-            naming::avoid(
-                naming::csharp_member(&t.name, None, "Tables"),
-                TABLES_MEMBERS,
-            )
-        })
+        .map(|t| naming::avoid(naming::csharp_member(&t.name, None, "Tables"), &members))
         .collect();
     super::front::collisions(
         project

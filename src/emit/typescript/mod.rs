@@ -71,7 +71,13 @@ impl Backend for TypeScript {
             .map(|p| ctx.root.join(p));
         Ok(Gen {
             project: ctx.project,
-            names: Names::new(ctx.project)?,
+            names: Names::new(
+                ctx.project,
+                ctx.config
+                    .typescript
+                    .data
+                    .contains(&crate::config::DataFormat::Binary),
+            )?,
             text: super::front::localization(ctx)?,
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
             linked: Linked::of(ctx.project),
@@ -169,7 +175,9 @@ impl Names {
         &self.records[n]
     }
 
-    fn new(project: &Project) -> anyhow::Result<Names> {
+    /// With `binary`, every type's binary reader `read<Name>Bin` also claims `<Name>Bin`: the JSON reader
+    /// of a type named `FooBin` would be the binary reader of `Foo`.
+    fn new(project: &Project, binary: bool) -> anyhow::Result<Names> {
         let mut taken = super::front::TypeNames::new("TypeScript", "", RESERVED_TYPES);
         let mut claim = |ident: String, what: String| taken.claim(ident, what);
         let mut names = Names {
@@ -215,6 +223,27 @@ impl Names {
                 )?;
             }
             names.rows.insert(t.name.clone(), row);
+        }
+        if binary {
+            let readers: Vec<(String, String)> =
+                (names.enums.iter().map(|(e, n)| (n, format!("enum {e:?}"))))
+                    .chain(
+                        names
+                            .records
+                            .iter()
+                            .map(|(r, n)| (n, format!("record {r:?}"))),
+                    )
+                    .chain(names.rows.iter().map(|(t, n)| (n, format!("table {t:?}"))))
+                    .map(|(n, what)| {
+                        (
+                            format!("{n}Bin"),
+                            format!("the binary reader read{n}Bin of {what}"),
+                        )
+                    })
+                    .collect();
+            for (ident, what) in readers {
+                claim(ident, what)?;
+            }
         }
         taken.finish()?;
         Ok(names)
@@ -2008,7 +2037,12 @@ impl Gen<'_> {
                 .map(|&i| t.fields[i].name.clone())
                 .collect::<Vec<_>>()
                 .join(", ");
-            let map = format!("by{suffix}");
+            let found = naming::avoid(
+                "found".into(),
+                &params.iter().map(String::as_str).collect::<Vec<_>>(),
+            );
+            // `byKey` is the primary key's map: a unique key on a field named `Key` takes `byKey_`.
+            let map = naming::avoid(format!("by{suffix}"), &["byKey"]);
             let rn = &row.name;
             out.push(UniqueVm {
                 decl: format!("private readonly {map}: ReadonlyMap<{kty}, {rn}>;"),
@@ -2019,7 +2053,7 @@ impl Gen<'_> {
                 ],
                 methods: vec![
                     format!("/** The row with this {what} (a unique key), or `undefined`. */\n  getBy{suffix}({typed}): {rn} | undefined {{\n    return this.{map}.get({of_args});\n  }}"),
-                    format!("/** The row with this {what} (a unique key); throws a `RangeError` if there is none. */\n  getBy{suffix}OrThrow({typed}): {rn} {{\n    const found = this.{map}.get({of_args});\n    if (found === undefined) throw new RangeError({lit} + {} + String({of_args}));\n    return found;\n  }}", quoted(&format!(" has no row with {what} "))),
+                    format!("/** The row with this {what} (a unique key); throws a `RangeError` if there is none. */\n  getBy{suffix}OrThrow({typed}): {rn} {{\n    const {found} = this.{map}.get({of_args});\n    if ({found} === undefined) throw new RangeError({lit} + {} + String({of_args}));\n    return {found};\n  }}", quoted(&format!(" has no row with {what} "))),
                 ],
             });
         }
@@ -2328,6 +2362,42 @@ mod emit_tests {
 
     fn emit_sample(project: &Project, root: &Path, config: &crate::config::Config) -> Files {
         testkit::emit_sample(emit, project, root, config)
+    }
+
+    /// With binary data, a type named `Vec2Bin` would declare `readVec2Bin`, the binary reader of `Vec2`
+    /// (helper-16 found tsc refusing it, TS2393): a clear error instead. Without binary data it is fine.
+    #[test]
+    fn a_type_named_like_a_binary_reader_is_an_error() {
+        let mut p = testkit::project();
+        let mut twin = p.records["Vec2"].clone();
+        twin.name = "Vec2Bin".into();
+        p.records.insert("Vec2Bin".into(), twin);
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = testkit::config();
+        let hashes = testkit::data_hashes(&p);
+        let run = |config: &crate::config::Config| {
+            emit(&EmitContext {
+                project: &p,
+                config,
+                content_hash: testkit::HASH,
+                project_hash: testkit::HASH,
+                data_hashes: &hashes,
+                root: dir.path(),
+                only: None,
+            })
+        };
+        if let Err(e) = run(&config) {
+            panic!("without binary data: {e:#}");
+        }
+        config.typescript.data = vec![
+            crate::config::DataFormat::Json,
+            crate::config::DataFormat::Binary,
+        ];
+        let err = run(&config).unwrap_err().to_string();
+        assert!(
+            err.contains("readVec2Bin") && err.contains("record \"Vec2Bin\""),
+            "{err}"
+        );
     }
 
     #[test]

@@ -126,7 +126,7 @@ namespace Reserved.Tables
         /// <summary>
         /// The field self.
         /// </summary>
-        public int? Self { get; }
+        public int Self { get; }
 
         /// <summary>
         /// The field static.
@@ -156,7 +156,7 @@ namespace Reserved.Tables
         /// <summary>
         /// The field type.
         /// </summary>
-        public int? Type { get; }
+        public int Type { get; }
 
         /// <summary>
         /// The field unsafe.
@@ -186,7 +186,7 @@ namespace Reserved.Tables
         /// <summary>
         /// The field await.
         /// </summary>
-        public int? Await { get; }
+        public int Await { get; }
 
         /// <summary>
         /// The field dyn.
@@ -296,7 +296,7 @@ namespace Reserved.Tables
         /// <summary>
         /// The field None.
         /// </summary>
-        public int? None { get; }
+        public int None { get; }
 
         /// <summary>
         /// The field Result.
@@ -1101,7 +1101,7 @@ namespace Reserved.Tables
         /// <summary>
         /// The field constructor.
         /// </summary>
-        public int? Constructor { get; }
+        public int Constructor { get; }
 
         /// <summary>
         /// The field declare.
@@ -1636,27 +1636,27 @@ namespace Reserved.Tables
         /// <summary>
         /// The field has.
         /// </summary>
-        public int? Has { get; }
+        public int Has { get; }
 
         /// <summary>
         /// The field row.
         /// </summary>
-        public int? Row { get; }
+        public int Row { get; }
 
         /// <summary>
         /// The field found.
         /// </summary>
-        public int? Found { get; }
+        public int Found { get; }
 
         /// <summary>
         /// The field candidate.
         /// </summary>
-        public int? Candidate { get; }
+        public int Candidate { get; }
 
         /// <summary>
         /// The field list.
         /// </summary>
-        public int? List { get; }
+        public int List { get; }
 
         /// <summary>
         /// The field gentableRow.
@@ -1692,7 +1692,7 @@ namespace Reserved.Tables
         public FieldsId Key_ { get { return new FieldsId(this.Id); } }
 
         /// <summary>Creates a <see cref="Fields"/> from its fields.</summary>
-        public Fields(int id, int? as_, int? break_, int? const_, int? continue_, int? crate, int? else_, int? enum_, int? extern_, int? false_, int? fn, int? for_, int? if_, int? impl, int? in_, int? let_, int? loop, int? match, int? mod, int? move, int? mut, int? pub, int? ref_, int? return_, int? self, int? static_, int? struct_, int? super, int? trait, int? true_, int? type, int? unsafe_, int? use, int? where_, int? while_, int? async_, int? await_, int? dyn, int? abstract_, int? become, int? box, int? do_, int? final, int? macro, int? override_, int? priv, int? typeof_, int? unsized, int? virtual_, int? yield_, int? try_, int? gen, int? union, int? macroRules, int? raw, int? safe, int? option, int? some, int? none, int? result, int? ok, int? err, int? vec, int? string_, int? toString, int? toOwned, int? clone, int? copy, int? send, int? sync, int? sized, int? unpin, int? drop, int? fnMut, int? fnOnce, int? iterator, int? intoIterator, int? doubleEndedIterator, int? exactSizeIterator, int? extend, int? default_, int? eq, int? partialEq, int? ord, int? partialOrd, int? asRef, int? asMut, int? into_, int? from_, int? tryFrom, int? tryInto, int? fromIterator, int? debug, int? hash, int? display, int? lib, int? main, int? core, int? std, int? alloc, int? procMacro, int? test, int? bool_, int? char_, int? str, int? i8, int? i16, int? i32, int? i64, int? i128, int? isize, int? u8, int? u16, int? u32, int? u64, int? u128, int? usize, int? f32, int? f64, int? base_, int? byte_, int? case_, int? catch_, int? checked_, int? class_, int? decimal_, int? delegate_, int? double_, int? event_, int? explicit_, int? finally_, int? fixed_, int? float_, int? foreach_, int? goto_, int? implicit_, int? int_, int? interface_, int? internal_, int? is_, int? lock_, int? long_, int? namespace_, int? new_, int? null_, int? object_, int? operator_, int? out_, int? params_, int? private_, int? protected_, int? public_, int? readonly_, int? sbyte_, int? sealed_, int? short_, int? sizeof_, int? stackalloc_, int? switch_, int? this_, int? throw_, int? uint_, int? ulong_, int? unchecked_, int? ushort_, int? using_, int? void_, int? volatile_, int? add_, int? alias_, int? ascending_, int? by_, int? descending_, int? dynamic_, int? equals_, int? get_, int? global_, int? group_, int? join_, int? nameof_, int? on_, int? orderby_, int? partial_, int? remove_, int? select_, int? set_, int? unmanaged_, int? value_, int? var_, int? when_, int? record_, int? init_, int? with_, int? and_, int? or_, int? not_, int? nint_, int? nuint_, int? managed_, int? required_, int? file_, int? scoped_, int? field_, int? getHashCode, int? getType, int? finalize, int? memberwiseClone, int? referenceEquals, int? debugger, int? delete, int? export, int? extends, int? function, int? import, int? instanceof, int? implements, int? package, int? any, int? boolean, int? constructor, int? declare, int? module, int? require, int? number, int? symbol, int? of, int? bigint, int? undefined, int? never, int? unknown, int? keyof, int? infer, int? unique, int? accessor, int? asserts, int? assert, int? intrinsic, int? satisfies, int? arguments, int? eval, int? proto, int? prototype, int? toLocaleString, int? valueOf, int? hasOwnProperty, int? isPrototypeOf, int? propertyIsEnumerable, int? array, int? arrayBuffer, int? arrayLike, int? bigInt, int? buffer, int? dataView, int? date, int? error, int? evalError, int? exclude, int? extract, int? infinity, int? instanceType, int? intl, int? iterable, int? iterableIterator, int? json, int? map, int? math, int? naN, int? nonNullable, int? omit, int? parameters, int? pick, int? promise, int? propertyKey, int? proxy, int? rangeError, int? readonlyArray, int? readonlyMap, int? readonlySet, int? reflect, int? regExp, int? returnType, int? syntaxError, int? textDecoder, int? textEncoder, int? typeError, int? uriError, int? url, int? uint8array, int? weakMap, int? weakSet, int? console, int? globalThis, int? process, int? con, int? prn, int? aux, int? nul, int? com0, int? com1, int? com2, int? com3, int? com4, int? com5, int? com6, int? com7, int? com8, int? com9, int? comU00b9, int? comU00b2, int? comU00b3, int? lpt0, int? lpt1, int? lpt2, int? lpt3, int? lpt4, int? lpt5, int? lpt6, int? lpt7, int? lpt8, int? lpt9, int? lptU00b9, int? lptU00b2, int? lptU00b3, int? coninU0024, int? conoutU0024, int? clockU0024, int? has, int? row, int? found, int? candidate, int? list, int? gentableRow, int? rows, int? table, int? key, int? parts, int? at)
+        public Fields(int id, int? as_, int? break_, int? const_, int? continue_, int? crate, int? else_, int? enum_, int? extern_, int? false_, int? fn, int? for_, int? if_, int? impl, int? in_, int? let_, int? loop, int? match, int? mod, int? move, int? mut, int? pub, int? ref_, int? return_, int self, int? static_, int? struct_, int? super, int? trait, int? true_, int type, int? unsafe_, int? use, int? where_, int? while_, int? async_, int await_, int? dyn, int? abstract_, int? become, int? box, int? do_, int? final, int? macro, int? override_, int? priv, int? typeof_, int? unsized, int? virtual_, int? yield_, int? try_, int? gen, int? union, int? macroRules, int? raw, int? safe, int? option, int? some, int none, int? result, int? ok, int? err, int? vec, int? string_, int? toString, int? toOwned, int? clone, int? copy, int? send, int? sync, int? sized, int? unpin, int? drop, int? fnMut, int? fnOnce, int? iterator, int? intoIterator, int? doubleEndedIterator, int? exactSizeIterator, int? extend, int? default_, int? eq, int? partialEq, int? ord, int? partialOrd, int? asRef, int? asMut, int? into_, int? from_, int? tryFrom, int? tryInto, int? fromIterator, int? debug, int? hash, int? display, int? lib, int? main, int? core, int? std, int? alloc, int? procMacro, int? test, int? bool_, int? char_, int? str, int? i8, int? i16, int? i32, int? i64, int? i128, int? isize, int? u8, int? u16, int? u32, int? u64, int? u128, int? usize, int? f32, int? f64, int? base_, int? byte_, int? case_, int? catch_, int? checked_, int? class_, int? decimal_, int? delegate_, int? double_, int? event_, int? explicit_, int? finally_, int? fixed_, int? float_, int? foreach_, int? goto_, int? implicit_, int? int_, int? interface_, int? internal_, int? is_, int? lock_, int? long_, int? namespace_, int? new_, int? null_, int? object_, int? operator_, int? out_, int? params_, int? private_, int? protected_, int? public_, int? readonly_, int? sbyte_, int? sealed_, int? short_, int? sizeof_, int? stackalloc_, int? switch_, int? this_, int? throw_, int? uint_, int? ulong_, int? unchecked_, int? ushort_, int? using_, int? void_, int? volatile_, int? add_, int? alias_, int? ascending_, int? by_, int? descending_, int? dynamic_, int? equals_, int? get_, int? global_, int? group_, int? join_, int? nameof_, int? on_, int? orderby_, int? partial_, int? remove_, int? select_, int? set_, int? unmanaged_, int? value_, int? var_, int? when_, int? record_, int? init_, int? with_, int? and_, int? or_, int? not_, int? nint_, int? nuint_, int? managed_, int? required_, int? file_, int? scoped_, int? field_, int? getHashCode, int? getType, int? finalize, int? memberwiseClone, int? referenceEquals, int? debugger, int? delete, int? export, int? extends, int? function, int? import, int? instanceof, int? implements, int? package, int? any, int? boolean, int constructor, int? declare, int? module, int? require, int? number, int? symbol, int? of, int? bigint, int? undefined, int? never, int? unknown, int? keyof, int? infer, int? unique, int? accessor, int? asserts, int? assert, int? intrinsic, int? satisfies, int? arguments, int? eval, int? proto, int? prototype, int? toLocaleString, int? valueOf, int? hasOwnProperty, int? isPrototypeOf, int? propertyIsEnumerable, int? array, int? arrayBuffer, int? arrayLike, int? bigInt, int? buffer, int? dataView, int? date, int? error, int? evalError, int? exclude, int? extract, int? infinity, int? instanceType, int? intl, int? iterable, int? iterableIterator, int? json, int? map, int? math, int? naN, int? nonNullable, int? omit, int? parameters, int? pick, int? promise, int? propertyKey, int? proxy, int? rangeError, int? readonlyArray, int? readonlyMap, int? readonlySet, int? reflect, int? regExp, int? returnType, int? syntaxError, int? textDecoder, int? textEncoder, int? typeError, int? uriError, int? url, int? uint8array, int? weakMap, int? weakSet, int? console, int? globalThis, int? process, int? con, int? prn, int? aux, int? nul, int? com0, int? com1, int? com2, int? com3, int? com4, int? com5, int? com6, int? com7, int? com8, int? com9, int? comU00b9, int? comU00b2, int? comU00b3, int? lpt0, int? lpt1, int? lpt2, int? lpt3, int? lpt4, int? lpt5, int? lpt6, int? lpt7, int? lpt8, int? lpt9, int? lptU00b9, int? lptU00b2, int? lptU00b3, int? coninU0024, int? conoutU0024, int? clockU0024, int has, int row, int found, int candidate, int list, int? gentableRow, int? rows, int? table, int? key, int? parts, int? at)
         {
             this.Id = id;
             this.As = as_;
@@ -2069,6 +2069,16 @@ namespace Reserved.Tables
     public sealed partial class FieldsTable
     {
         private readonly global::System.Collections.Generic.Dictionary<int, object> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byType;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> bySelf;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byAwait;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byConstructor;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byNone;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byHas;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byRow;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byFound;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byCandidate;
+        private readonly global::System.Collections.Generic.Dictionary<int, object> byList;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Fields> All { get; }
@@ -2084,7 +2094,87 @@ namespace Reserved.Tables
             this.byKey = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
             int duplicate = GentableIndex.Add(this.byKey, list, gentableRow => { var row = (Fields)gentableRow; return row.Id; });
             if (duplicate >= 0) throw new GentableDataException("Fields" + ": duplicate primary key " + list[duplicate].Key_);
+            this.byType = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byType.ContainsKey(row.Type)) throw new GentableDataException("Fields" + ": duplicate unique key type " + row.Type); this.byType.Add(row.Type, row); }
+            this.bySelf = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.bySelf.ContainsKey(row.Self)) throw new GentableDataException("Fields" + ": duplicate unique key self " + row.Self); this.bySelf.Add(row.Self, row); }
+            this.byAwait = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byAwait.ContainsKey(row.Await)) throw new GentableDataException("Fields" + ": duplicate unique key await " + row.Await); this.byAwait.Add(row.Await, row); }
+            this.byConstructor = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byConstructor.ContainsKey(row.Constructor)) throw new GentableDataException("Fields" + ": duplicate unique key constructor " + row.Constructor); this.byConstructor.Add(row.Constructor, row); }
+            this.byNone = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byNone.ContainsKey(row.None)) throw new GentableDataException("Fields" + ": duplicate unique key None " + row.None); this.byNone.Add(row.None, row); }
+            this.byHas = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byHas.ContainsKey(row.Has)) throw new GentableDataException("Fields" + ": duplicate unique key has " + row.Has); this.byHas.Add(row.Has, row); }
+            this.byRow = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byRow.ContainsKey(row.Row)) throw new GentableDataException("Fields" + ": duplicate unique key row " + row.Row); this.byRow.Add(row.Row, row); }
+            this.byFound = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byFound.ContainsKey(row.Found)) throw new GentableDataException("Fields" + ": duplicate unique key found " + row.Found); this.byFound.Add(row.Found, row); }
+            this.byCandidate = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byCandidate.ContainsKey(row.Candidate)) throw new GentableDataException("Fields" + ": duplicate unique key candidate " + row.Candidate); this.byCandidate.Add(row.Candidate, row); }
+            this.byList = new global::System.Collections.Generic.Dictionary<int, object>(list.Count);
+            foreach (var row in list) { if (this.byList.ContainsKey(row.List)) throw new GentableDataException("Fields" + ": duplicate unique key list " + row.List); this.byList.Add(row.List, row); }
         }
+
+        /// <summary>The row whose type (a unique key) is <paramref name="type"/>, if there is one.</summary>
+        public bool TryGetByType(int type, out Fields found) { object row; bool has = this.byType.TryGetValue(type, out row); found = (Fields)row; return has; }
+
+        /// <summary>The row whose type (a unique key) is <paramref name="type"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByType(int type) { object row; if (this.byType.TryGetValue(type, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with type " + type); }
+
+        /// <summary>The row whose self (a unique key) is <paramref name="self"/>, if there is one.</summary>
+        public bool TryGetBySelf(int self, out Fields found) { object row; bool has = this.bySelf.TryGetValue(self, out row); found = (Fields)row; return has; }
+
+        /// <summary>The row whose self (a unique key) is <paramref name="self"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetBySelf(int self) { object row; if (this.bySelf.TryGetValue(self, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with self " + self); }
+
+        /// <summary>The row whose await (a unique key) is <paramref name="await_"/>, if there is one.</summary>
+        public bool TryGetByAwait(int await_, out Fields found) { object row; bool has = this.byAwait.TryGetValue(await_, out row); found = (Fields)row; return has; }
+
+        /// <summary>The row whose await (a unique key) is <paramref name="await_"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByAwait(int await_) { object row; if (this.byAwait.TryGetValue(await_, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with await " + await_); }
+
+        /// <summary>The row whose constructor (a unique key) is <paramref name="constructor"/>, if there is one.</summary>
+        public bool TryGetByConstructor(int constructor, out Fields found) { object row; bool has = this.byConstructor.TryGetValue(constructor, out row); found = (Fields)row; return has; }
+
+        /// <summary>The row whose constructor (a unique key) is <paramref name="constructor"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByConstructor(int constructor) { object row; if (this.byConstructor.TryGetValue(constructor, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with constructor " + constructor); }
+
+        /// <summary>The row whose None (a unique key) is <paramref name="none"/>, if there is one.</summary>
+        public bool TryGetByNone(int none, out Fields found) { object row; bool has = this.byNone.TryGetValue(none, out row); found = (Fields)row; return has; }
+
+        /// <summary>The row whose None (a unique key) is <paramref name="none"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByNone(int none) { object row; if (this.byNone.TryGetValue(none, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with None " + none); }
+
+        /// <summary>The row whose has (a unique key) is <paramref name="has"/>, if there is one.</summary>
+        public bool TryGetByHas(int has, out Fields found) { object row; bool has_ = this.byHas.TryGetValue(has, out row); found = (Fields)row; return has_; }
+
+        /// <summary>The row whose has (a unique key) is <paramref name="has"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByHas(int has) { object row; if (this.byHas.TryGetValue(has, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with has " + has); }
+
+        /// <summary>The row whose row (a unique key) is <paramref name="row"/>, if there is one.</summary>
+        public bool TryGetByRow(int row, out Fields found) { object row_; bool has = this.byRow.TryGetValue(row, out row_); found = (Fields)row_; return has; }
+
+        /// <summary>The row whose row (a unique key) is <paramref name="row"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByRow(int row) { object row_; if (this.byRow.TryGetValue(row, out row_)) return (Fields)row_; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with row " + row); }
+
+        /// <summary>The row whose found (a unique key) is <paramref name="found"/>, if there is one.</summary>
+        public bool TryGetByFound(int found, out Fields found_) { object row; bool has = this.byFound.TryGetValue(found, out row); found_ = (Fields)row; return has; }
+
+        /// <summary>The row whose found (a unique key) is <paramref name="found"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByFound(int found) { object row; if (this.byFound.TryGetValue(found, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with found " + found); }
+
+        /// <summary>The row whose candidate (a unique key) is <paramref name="candidate"/>, if there is one.</summary>
+        public bool TryGetByCandidate(int candidate, out Fields found) { object row; bool has = this.byCandidate.TryGetValue(candidate, out row); found = (Fields)row; return has; }
+
+        /// <summary>The row whose candidate (a unique key) is <paramref name="candidate"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByCandidate(int candidate) { object row; if (this.byCandidate.TryGetValue(candidate, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with candidate " + candidate); }
+
+        /// <summary>The row whose list (a unique key) is <paramref name="list"/>, if there is one.</summary>
+        public bool TryGetByList(int list, out Fields found) { object row; bool has = this.byList.TryGetValue(list, out row); found = (Fields)row; return has; }
+
+        /// <summary>The row whose list (a unique key) is <paramref name="list"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Fields GetByList(int list) { object row; if (this.byList.TryGetValue(list, out row)) return (Fields)row; throw new global::System.Collections.Generic.KeyNotFoundException("Fields" + " has no row with list " + list); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Fields Get(FieldsId key)
@@ -2135,19 +2225,19 @@ namespace Reserved.Tables
             int? f21 = default(int?);
             int? f22 = default(int?);
             int? f23 = default(int?);
-            int? f24 = default(int?);
+            int f24 = default(int);
             int? f25 = default(int?);
             int? f26 = default(int?);
             int? f27 = default(int?);
             int? f28 = default(int?);
             int? f29 = default(int?);
-            int? f30 = default(int?);
+            int f30 = default(int);
             int? f31 = default(int?);
             int? f32 = default(int?);
             int? f33 = default(int?);
             int? f34 = default(int?);
             int? f35 = default(int?);
-            int? f36 = default(int?);
+            int f36 = default(int);
             int? f37 = default(int?);
             int? f38 = default(int?);
             int? f39 = default(int?);
@@ -2169,7 +2259,7 @@ namespace Reserved.Tables
             int? f55 = default(int?);
             int? f56 = default(int?);
             int? f57 = default(int?);
-            int? f58 = default(int?);
+            int f58 = default(int);
             int? f59 = default(int?);
             int? f60 = default(int?);
             int? f61 = default(int?);
@@ -2330,7 +2420,7 @@ namespace Reserved.Tables
             int? f216 = default(int?);
             int? f217 = default(int?);
             int? f218 = default(int?);
-            int? f219 = default(int?);
+            int f219 = default(int);
             int? f220 = default(int?);
             int? f221 = default(int?);
             int? f222 = default(int?);
@@ -2437,18 +2527,18 @@ namespace Reserved.Tables
             int? f323 = default(int?);
             int? f324 = default(int?);
             int? f325 = default(int?);
-            int? f326 = default(int?);
-            int? f327 = default(int?);
-            int? f328 = default(int?);
-            int? f329 = default(int?);
-            int? f330 = default(int?);
+            int f326 = default(int);
+            int f327 = default(int);
+            int f328 = default(int);
+            int f329 = default(int);
+            int f330 = default(int);
             int? f331 = default(int?);
             int? f332 = default(int?);
             int? f333 = default(int?);
             int? f334 = default(int?);
             int? f335 = default(int?);
             int? f336 = default(int?);
-            r.BeginObject(KeysFields ?? GentableKeys.Once(ref KeysFields, new string[] { "AUX", "Array", "ArrayBuffer", "ArrayLike", "AsMut", "AsRef", "BigInt", "Buffer", "CLOCK$", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b2", "COM\u00b3", "COM\u00b9", "CON", "CONIN$", "CONOUT$", "Clone", "Copy", "DataView", "Date", "Debug", "Default", "Display", "DoubleEndedIterator", "Drop", "Eq", "Err", "Error", "EvalError", "ExactSizeIterator", "Exclude", "Extend", "Extract", "Finalize", "FnMut", "FnOnce", "From", "FromIterator", "GetHashCode", "GetType", "Hash", "Id", "Infinity", "InstanceType", "Intl", "Into", "IntoIterator", "Iterable", "IterableIterator", "Iterator", "JSON", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b2", "LPT\u00b3", "LPT\u00b9", "Map", "Math", "MemberwiseClone", "NUL", "NaN", "NonNullable", "None", "Ok", "Omit", "Option", "Ord", "PRN", "Parameters", "PartialEq", "PartialOrd", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "ReferenceEquals", "Reflect", "RegExp", "Result", "ReturnType", "Send", "Sized", "Some", "String", "Sync", "SyntaxError", "TextDecoder", "TextEncoder", "ToOwned", "ToString", "TryFrom", "TryInto", "TypeError", "URIError", "URL", "Uint8Array", "Unpin", "Vec", "WeakMap", "WeakSet", "__proto__", "abstract", "accessor", "add", "alias", "alloc", "and", "any", "arguments", "as", "ascending", "assert", "asserts", "async", "at", "await", "base", "become", "bigint", "bool", "boolean", "box", "break", "by", "byte", "candidate", "case", "catch", "char", "checked", "class", "console", "const", "constructor", "continue", "core", "crate", "debugger", "decimal", "declare", "delegate", "delete", "descending", "do", "double", "dyn", "dynamic", "else", "enum", "equals", "eval", "event", "explicit", "export", "extends", "extern", "f32", "f64", "false", "field", "file", "final", "finally", "fixed", "float", "fn", "for", "foreach", "found", "function", "gen", "gentableRow", "get", "global", "globalThis", "goto", "group", "has", "hasOwnProperty", "i128", "i16", "i32", "i64", "i8", "if", "impl", "implements", "implicit", "import", "in", "infer", "init", "instanceof", "int", "interface", "internal", "intrinsic", "is", "isPrototypeOf", "isize", "join", "key", "keyof", "let", "lib", "list", "lock", "long", "loop", "macro", "macro_rules", "main", "managed", "match", "mod", "module", "move", "mut", "nameof", "namespace", "never", "new", "nint", "not", "nuint", "null", "number", "object", "of", "on", "operator", "or", "orderby", "out", "override", "package", "params", "partial", "parts", "priv", "private", "proc_macro", "process", "propertyIsEnumerable", "protected", "prototype", "pub", "public", "raw", "readonly", "record", "ref", "remove", "require", "required", "return", "row", "rows", "safe", "satisfies", "sbyte", "scoped", "sealed", "select", "self", "set", "short", "sizeof", "stackalloc", "static", "std", "str", "struct", "super", "switch", "symbol", "table", "test", "this", "throw", "toLocaleString", "trait", "true", "try", "type", "typeof", "u128", "u16", "u32", "u64", "u8", "uint", "ulong", "unchecked", "undefined", "union", "unique", "unknown", "unmanaged", "unsafe", "unsized", "use", "ushort", "using", "usize", "value", "valueOf", "var", "virtual", "void", "volatile", "when", "where", "while", "with", "yield" }, new bool[] { false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false }));
+            r.BeginObject(KeysFields ?? GentableKeys.Once(ref KeysFields, new string[] { "AUX", "Array", "ArrayBuffer", "ArrayLike", "AsMut", "AsRef", "BigInt", "Buffer", "CLOCK$", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM\u00b2", "COM\u00b3", "COM\u00b9", "CON", "CONIN$", "CONOUT$", "Clone", "Copy", "DataView", "Date", "Debug", "Default", "Display", "DoubleEndedIterator", "Drop", "Eq", "Err", "Error", "EvalError", "ExactSizeIterator", "Exclude", "Extend", "Extract", "Finalize", "FnMut", "FnOnce", "From", "FromIterator", "GetHashCode", "GetType", "Hash", "Id", "Infinity", "InstanceType", "Intl", "Into", "IntoIterator", "Iterable", "IterableIterator", "Iterator", "JSON", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT\u00b2", "LPT\u00b3", "LPT\u00b9", "Map", "Math", "MemberwiseClone", "NUL", "NaN", "NonNullable", "None", "Ok", "Omit", "Option", "Ord", "PRN", "Parameters", "PartialEq", "PartialOrd", "Pick", "Promise", "PropertyKey", "Proxy", "RangeError", "ReadonlyArray", "ReadonlyMap", "ReadonlySet", "ReferenceEquals", "Reflect", "RegExp", "Result", "ReturnType", "Send", "Sized", "Some", "String", "Sync", "SyntaxError", "TextDecoder", "TextEncoder", "ToOwned", "ToString", "TryFrom", "TryInto", "TypeError", "URIError", "URL", "Uint8Array", "Unpin", "Vec", "WeakMap", "WeakSet", "__proto__", "abstract", "accessor", "add", "alias", "alloc", "and", "any", "arguments", "as", "ascending", "assert", "asserts", "async", "at", "await", "base", "become", "bigint", "bool", "boolean", "box", "break", "by", "byte", "candidate", "case", "catch", "char", "checked", "class", "console", "const", "constructor", "continue", "core", "crate", "debugger", "decimal", "declare", "delegate", "delete", "descending", "do", "double", "dyn", "dynamic", "else", "enum", "equals", "eval", "event", "explicit", "export", "extends", "extern", "f32", "f64", "false", "field", "file", "final", "finally", "fixed", "float", "fn", "for", "foreach", "found", "function", "gen", "gentableRow", "get", "global", "globalThis", "goto", "group", "has", "hasOwnProperty", "i128", "i16", "i32", "i64", "i8", "if", "impl", "implements", "implicit", "import", "in", "infer", "init", "instanceof", "int", "interface", "internal", "intrinsic", "is", "isPrototypeOf", "isize", "join", "key", "keyof", "let", "lib", "list", "lock", "long", "loop", "macro", "macro_rules", "main", "managed", "match", "mod", "module", "move", "mut", "nameof", "namespace", "never", "new", "nint", "not", "nuint", "null", "number", "object", "of", "on", "operator", "or", "orderby", "out", "override", "package", "params", "partial", "parts", "priv", "private", "proc_macro", "process", "propertyIsEnumerable", "protected", "prototype", "pub", "public", "raw", "readonly", "record", "ref", "remove", "require", "required", "return", "row", "rows", "safe", "satisfies", "sbyte", "scoped", "sealed", "select", "self", "set", "short", "sizeof", "stackalloc", "static", "std", "str", "struct", "super", "switch", "symbol", "table", "test", "this", "throw", "toLocaleString", "trait", "true", "try", "type", "typeof", "u128", "u16", "u32", "u64", "u8", "uint", "ulong", "unchecked", "undefined", "union", "unique", "unknown", "unmanaged", "unsafe", "unsized", "use", "ushort", "using", "usize", "value", "valueOf", "var", "virtual", "void", "volatile", "when", "where", "while", "with", "yield" }, new bool[] { false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)
@@ -2797,7 +2887,344 @@ namespace Reserved.Tables
 
         internal static Fields ReadFields(GentableBinary r)
         {
-            return new Fields(r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(int?) : r.ReadI32());
+            int b0 = r.ReadI32();
+            int? b1 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b2 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b3 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b4 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b5 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b6 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b7 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b8 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b9 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b10 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b11 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b12 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b13 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b14 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b15 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b16 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b17 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b18 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b19 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b20 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b21 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b22 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b23 = r.TryNull() ? default(int?) : r.ReadI32();
+            int b24 = r.ReadI32();
+            int? b25 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b26 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b27 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b28 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b29 = r.TryNull() ? default(int?) : r.ReadI32();
+            int b30 = r.ReadI32();
+            int? b31 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b32 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b33 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b34 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b35 = r.TryNull() ? default(int?) : r.ReadI32();
+            int b36 = r.ReadI32();
+            int? b37 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b38 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b39 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b40 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b41 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b42 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b43 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b44 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b45 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b46 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b47 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b48 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b49 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b50 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b51 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b52 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b53 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b54 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b55 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b56 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b57 = r.TryNull() ? default(int?) : r.ReadI32();
+            int b58 = r.ReadI32();
+            int? b59 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b60 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b61 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b62 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b63 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b64 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b65 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b66 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b67 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b68 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b69 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b70 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b71 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b72 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b73 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b74 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b75 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b76 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b77 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b78 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b79 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b80 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b81 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b82 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b83 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b84 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b85 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b86 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b87 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b88 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b89 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b90 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b91 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b92 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b93 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b94 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b95 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b96 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b97 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b98 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b99 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b100 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b101 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b102 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b103 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b104 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b105 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b106 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b107 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b108 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b109 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b110 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b111 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b112 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b113 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b114 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b115 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b116 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b117 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b118 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b119 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b120 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b121 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b122 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b123 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b124 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b125 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b126 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b127 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b128 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b129 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b130 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b131 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b132 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b133 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b134 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b135 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b136 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b137 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b138 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b139 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b140 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b141 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b142 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b143 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b144 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b145 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b146 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b147 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b148 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b149 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b150 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b151 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b152 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b153 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b154 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b155 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b156 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b157 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b158 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b159 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b160 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b161 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b162 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b163 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b164 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b165 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b166 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b167 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b168 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b169 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b170 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b171 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b172 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b173 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b174 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b175 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b176 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b177 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b178 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b179 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b180 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b181 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b182 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b183 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b184 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b185 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b186 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b187 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b188 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b189 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b190 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b191 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b192 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b193 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b194 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b195 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b196 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b197 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b198 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b199 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b200 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b201 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b202 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b203 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b204 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b205 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b206 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b207 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b208 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b209 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b210 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b211 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b212 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b213 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b214 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b215 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b216 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b217 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b218 = r.TryNull() ? default(int?) : r.ReadI32();
+            int b219 = r.ReadI32();
+            int? b220 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b221 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b222 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b223 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b224 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b225 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b226 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b227 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b228 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b229 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b230 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b231 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b232 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b233 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b234 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b235 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b236 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b237 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b238 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b239 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b240 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b241 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b242 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b243 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b244 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b245 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b246 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b247 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b248 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b249 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b250 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b251 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b252 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b253 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b254 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b255 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b256 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b257 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b258 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b259 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b260 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b261 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b262 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b263 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b264 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b265 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b266 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b267 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b268 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b269 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b270 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b271 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b272 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b273 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b274 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b275 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b276 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b277 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b278 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b279 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b280 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b281 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b282 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b283 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b284 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b285 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b286 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b287 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b288 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b289 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b290 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b291 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b292 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b293 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b294 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b295 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b296 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b297 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b298 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b299 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b300 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b301 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b302 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b303 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b304 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b305 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b306 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b307 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b308 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b309 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b310 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b311 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b312 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b313 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b314 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b315 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b316 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b317 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b318 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b319 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b320 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b321 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b322 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b323 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b324 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b325 = r.TryNull() ? default(int?) : r.ReadI32();
+            int b326 = r.ReadI32();
+            int b327 = r.ReadI32();
+            int b328 = r.ReadI32();
+            int b329 = r.ReadI32();
+            int b330 = r.ReadI32();
+            int? b331 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b332 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b333 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b334 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b335 = r.TryNull() ? default(int?) : r.ReadI32();
+            int? b336 = r.TryNull() ? default(int?) : r.ReadI32();
+            return new Fields(b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24, b25, b26, b27, b28, b29, b30, b31, b32, b33, b34, b35, b36, b37, b38, b39, b40, b41, b42, b43, b44, b45, b46, b47, b48, b49, b50, b51, b52, b53, b54, b55, b56, b57, b58, b59, b60, b61, b62, b63, b64, b65, b66, b67, b68, b69, b70, b71, b72, b73, b74, b75, b76, b77, b78, b79, b80, b81, b82, b83, b84, b85, b86, b87, b88, b89, b90, b91, b92, b93, b94, b95, b96, b97, b98, b99, b100, b101, b102, b103, b104, b105, b106, b107, b108, b109, b110, b111, b112, b113, b114, b115, b116, b117, b118, b119, b120, b121, b122, b123, b124, b125, b126, b127, b128, b129, b130, b131, b132, b133, b134, b135, b136, b137, b138, b139, b140, b141, b142, b143, b144, b145, b146, b147, b148, b149, b150, b151, b152, b153, b154, b155, b156, b157, b158, b159, b160, b161, b162, b163, b164, b165, b166, b167, b168, b169, b170, b171, b172, b173, b174, b175, b176, b177, b178, b179, b180, b181, b182, b183, b184, b185, b186, b187, b188, b189, b190, b191, b192, b193, b194, b195, b196, b197, b198, b199, b200, b201, b202, b203, b204, b205, b206, b207, b208, b209, b210, b211, b212, b213, b214, b215, b216, b217, b218, b219, b220, b221, b222, b223, b224, b225, b226, b227, b228, b229, b230, b231, b232, b233, b234, b235, b236, b237, b238, b239, b240, b241, b242, b243, b244, b245, b246, b247, b248, b249, b250, b251, b252, b253, b254, b255, b256, b257, b258, b259, b260, b261, b262, b263, b264, b265, b266, b267, b268, b269, b270, b271, b272, b273, b274, b275, b276, b277, b278, b279, b280, b281, b282, b283, b284, b285, b286, b287, b288, b289, b290, b291, b292, b293, b294, b295, b296, b297, b298, b299, b300, b301, b302, b303, b304, b305, b306, b307, b308, b309, b310, b311, b312, b313, b314, b315, b316, b317, b318, b319, b320, b321, b322, b323, b324, b325, b326, b327, b328, b329, b330, b331, b332, b333, b334, b335, b336);
         }
 
         internal static void WriteFields(global::System.Text.StringBuilder sb, Fields r)
@@ -2883,7 +3310,7 @@ namespace Reserved.Tables
             if (r.Nul != null) { GentableCanonical.Key(sb, ref first, "\"NUL\":"); GentableCanonical.WriteSigned(sb, r.Nul.Value); }
             if (r.NaN != null) { GentableCanonical.Key(sb, ref first, "\"NaN\":"); GentableCanonical.WriteSigned(sb, r.NaN.Value); }
             if (r.NonNullable != null) { GentableCanonical.Key(sb, ref first, "\"NonNullable\":"); GentableCanonical.WriteSigned(sb, r.NonNullable.Value); }
-            if (r.None != null) { GentableCanonical.Key(sb, ref first, "\"None\":"); GentableCanonical.WriteSigned(sb, r.None.Value); }
+            GentableCanonical.Key(sb, ref first, "\"None\":"); GentableCanonical.WriteSigned(sb, r.None);
             if (r.Ok != null) { GentableCanonical.Key(sb, ref first, "\"Ok\":"); GentableCanonical.WriteSigned(sb, r.Ok.Value); }
             if (r.Omit != null) { GentableCanonical.Key(sb, ref first, "\"Omit\":"); GentableCanonical.WriteSigned(sb, r.Omit.Value); }
             if (r.Option != null) { GentableCanonical.Key(sb, ref first, "\"Option\":"); GentableCanonical.WriteSigned(sb, r.Option.Value); }
@@ -2940,7 +3367,7 @@ namespace Reserved.Tables
             if (r.Asserts != null) { GentableCanonical.Key(sb, ref first, "\"asserts\":"); GentableCanonical.WriteSigned(sb, r.Asserts.Value); }
             if (r.Async != null) { GentableCanonical.Key(sb, ref first, "\"async\":"); GentableCanonical.WriteSigned(sb, r.Async.Value); }
             if (r.At != null) { GentableCanonical.Key(sb, ref first, "\"at\":"); GentableCanonical.WriteSigned(sb, r.At.Value); }
-            if (r.Await != null) { GentableCanonical.Key(sb, ref first, "\"await\":"); GentableCanonical.WriteSigned(sb, r.Await.Value); }
+            GentableCanonical.Key(sb, ref first, "\"await\":"); GentableCanonical.WriteSigned(sb, r.Await);
             if (r.Base != null) { GentableCanonical.Key(sb, ref first, "\"base\":"); GentableCanonical.WriteSigned(sb, r.Base.Value); }
             if (r.Become != null) { GentableCanonical.Key(sb, ref first, "\"become\":"); GentableCanonical.WriteSigned(sb, r.Become.Value); }
             if (r.Bigint != null) { GentableCanonical.Key(sb, ref first, "\"bigint\":"); GentableCanonical.WriteSigned(sb, r.Bigint.Value); }
@@ -2950,7 +3377,7 @@ namespace Reserved.Tables
             if (r.Break != null) { GentableCanonical.Key(sb, ref first, "\"break\":"); GentableCanonical.WriteSigned(sb, r.Break.Value); }
             if (r.By != null) { GentableCanonical.Key(sb, ref first, "\"by\":"); GentableCanonical.WriteSigned(sb, r.By.Value); }
             if (r.Byte != null) { GentableCanonical.Key(sb, ref first, "\"byte\":"); GentableCanonical.WriteSigned(sb, r.Byte.Value); }
-            if (r.Candidate != null) { GentableCanonical.Key(sb, ref first, "\"candidate\":"); GentableCanonical.WriteSigned(sb, r.Candidate.Value); }
+            GentableCanonical.Key(sb, ref first, "\"candidate\":"); GentableCanonical.WriteSigned(sb, r.Candidate);
             if (r.Case != null) { GentableCanonical.Key(sb, ref first, "\"case\":"); GentableCanonical.WriteSigned(sb, r.Case.Value); }
             if (r.Catch != null) { GentableCanonical.Key(sb, ref first, "\"catch\":"); GentableCanonical.WriteSigned(sb, r.Catch.Value); }
             if (r.Char != null) { GentableCanonical.Key(sb, ref first, "\"char\":"); GentableCanonical.WriteSigned(sb, r.Char.Value); }
@@ -2958,7 +3385,7 @@ namespace Reserved.Tables
             if (r.Class != null) { GentableCanonical.Key(sb, ref first, "\"class\":"); GentableCanonical.WriteSigned(sb, r.Class.Value); }
             if (r.Console != null) { GentableCanonical.Key(sb, ref first, "\"console\":"); GentableCanonical.WriteSigned(sb, r.Console.Value); }
             if (r.Const != null) { GentableCanonical.Key(sb, ref first, "\"const\":"); GentableCanonical.WriteSigned(sb, r.Const.Value); }
-            if (r.Constructor != null) { GentableCanonical.Key(sb, ref first, "\"constructor\":"); GentableCanonical.WriteSigned(sb, r.Constructor.Value); }
+            GentableCanonical.Key(sb, ref first, "\"constructor\":"); GentableCanonical.WriteSigned(sb, r.Constructor);
             if (r.Continue != null) { GentableCanonical.Key(sb, ref first, "\"continue\":"); GentableCanonical.WriteSigned(sb, r.Continue.Value); }
             if (r.Core != null) { GentableCanonical.Key(sb, ref first, "\"core\":"); GentableCanonical.WriteSigned(sb, r.Core.Value); }
             if (r.Crate != null) { GentableCanonical.Key(sb, ref first, "\"crate\":"); GentableCanonical.WriteSigned(sb, r.Crate.Value); }
@@ -2993,7 +3420,7 @@ namespace Reserved.Tables
             if (r.Fn != null) { GentableCanonical.Key(sb, ref first, "\"fn\":"); GentableCanonical.WriteSigned(sb, r.Fn.Value); }
             if (r.For != null) { GentableCanonical.Key(sb, ref first, "\"for\":"); GentableCanonical.WriteSigned(sb, r.For.Value); }
             if (r.Foreach != null) { GentableCanonical.Key(sb, ref first, "\"foreach\":"); GentableCanonical.WriteSigned(sb, r.Foreach.Value); }
-            if (r.Found != null) { GentableCanonical.Key(sb, ref first, "\"found\":"); GentableCanonical.WriteSigned(sb, r.Found.Value); }
+            GentableCanonical.Key(sb, ref first, "\"found\":"); GentableCanonical.WriteSigned(sb, r.Found);
             if (r.Function != null) { GentableCanonical.Key(sb, ref first, "\"function\":"); GentableCanonical.WriteSigned(sb, r.Function.Value); }
             if (r.Gen != null) { GentableCanonical.Key(sb, ref first, "\"gen\":"); GentableCanonical.WriteSigned(sb, r.Gen.Value); }
             if (r.GentableRow != null) { GentableCanonical.Key(sb, ref first, "\"gentableRow\":"); GentableCanonical.WriteSigned(sb, r.GentableRow.Value); }
@@ -3002,7 +3429,7 @@ namespace Reserved.Tables
             if (r.GlobalThis != null) { GentableCanonical.Key(sb, ref first, "\"globalThis\":"); GentableCanonical.WriteSigned(sb, r.GlobalThis.Value); }
             if (r.Goto != null) { GentableCanonical.Key(sb, ref first, "\"goto\":"); GentableCanonical.WriteSigned(sb, r.Goto.Value); }
             if (r.Group != null) { GentableCanonical.Key(sb, ref first, "\"group\":"); GentableCanonical.WriteSigned(sb, r.Group.Value); }
-            if (r.Has != null) { GentableCanonical.Key(sb, ref first, "\"has\":"); GentableCanonical.WriteSigned(sb, r.Has.Value); }
+            GentableCanonical.Key(sb, ref first, "\"has\":"); GentableCanonical.WriteSigned(sb, r.Has);
             if (r.HasOwnProperty != null) { GentableCanonical.Key(sb, ref first, "\"hasOwnProperty\":"); GentableCanonical.WriteSigned(sb, r.HasOwnProperty.Value); }
             if (r.I128 != null) { GentableCanonical.Key(sb, ref first, "\"i128\":"); GentableCanonical.WriteSigned(sb, r.I128.Value); }
             if (r.I16 != null) { GentableCanonical.Key(sb, ref first, "\"i16\":"); GentableCanonical.WriteSigned(sb, r.I16.Value); }
@@ -3030,7 +3457,7 @@ namespace Reserved.Tables
             if (r.Keyof != null) { GentableCanonical.Key(sb, ref first, "\"keyof\":"); GentableCanonical.WriteSigned(sb, r.Keyof.Value); }
             if (r.Let != null) { GentableCanonical.Key(sb, ref first, "\"let\":"); GentableCanonical.WriteSigned(sb, r.Let.Value); }
             if (r.Lib != null) { GentableCanonical.Key(sb, ref first, "\"lib\":"); GentableCanonical.WriteSigned(sb, r.Lib.Value); }
-            if (r.List != null) { GentableCanonical.Key(sb, ref first, "\"list\":"); GentableCanonical.WriteSigned(sb, r.List.Value); }
+            GentableCanonical.Key(sb, ref first, "\"list\":"); GentableCanonical.WriteSigned(sb, r.List);
             if (r.Lock != null) { GentableCanonical.Key(sb, ref first, "\"lock\":"); GentableCanonical.WriteSigned(sb, r.Lock.Value); }
             if (r.Long != null) { GentableCanonical.Key(sb, ref first, "\"long\":"); GentableCanonical.WriteSigned(sb, r.Long.Value); }
             if (r.Loop != null) { GentableCanonical.Key(sb, ref first, "\"loop\":"); GentableCanonical.WriteSigned(sb, r.Loop.Value); }
@@ -3081,7 +3508,7 @@ namespace Reserved.Tables
             if (r.Require != null) { GentableCanonical.Key(sb, ref first, "\"require\":"); GentableCanonical.WriteSigned(sb, r.Require.Value); }
             if (r.Required != null) { GentableCanonical.Key(sb, ref first, "\"required\":"); GentableCanonical.WriteSigned(sb, r.Required.Value); }
             if (r.Return != null) { GentableCanonical.Key(sb, ref first, "\"return\":"); GentableCanonical.WriteSigned(sb, r.Return.Value); }
-            if (r.Row != null) { GentableCanonical.Key(sb, ref first, "\"row\":"); GentableCanonical.WriteSigned(sb, r.Row.Value); }
+            GentableCanonical.Key(sb, ref first, "\"row\":"); GentableCanonical.WriteSigned(sb, r.Row);
             if (r.Rows != null) { GentableCanonical.Key(sb, ref first, "\"rows\":"); GentableCanonical.WriteSigned(sb, r.Rows.Value); }
             if (r.Safe != null) { GentableCanonical.Key(sb, ref first, "\"safe\":"); GentableCanonical.WriteSigned(sb, r.Safe.Value); }
             if (r.Satisfies != null) { GentableCanonical.Key(sb, ref first, "\"satisfies\":"); GentableCanonical.WriteSigned(sb, r.Satisfies.Value); }
@@ -3089,7 +3516,7 @@ namespace Reserved.Tables
             if (r.Scoped != null) { GentableCanonical.Key(sb, ref first, "\"scoped\":"); GentableCanonical.WriteSigned(sb, r.Scoped.Value); }
             if (r.Sealed != null) { GentableCanonical.Key(sb, ref first, "\"sealed\":"); GentableCanonical.WriteSigned(sb, r.Sealed.Value); }
             if (r.Select != null) { GentableCanonical.Key(sb, ref first, "\"select\":"); GentableCanonical.WriteSigned(sb, r.Select.Value); }
-            if (r.Self != null) { GentableCanonical.Key(sb, ref first, "\"self\":"); GentableCanonical.WriteSigned(sb, r.Self.Value); }
+            GentableCanonical.Key(sb, ref first, "\"self\":"); GentableCanonical.WriteSigned(sb, r.Self);
             if (r.Set != null) { GentableCanonical.Key(sb, ref first, "\"set\":"); GentableCanonical.WriteSigned(sb, r.Set.Value); }
             if (r.Short != null) { GentableCanonical.Key(sb, ref first, "\"short\":"); GentableCanonical.WriteSigned(sb, r.Short.Value); }
             if (r.Sizeof != null) { GentableCanonical.Key(sb, ref first, "\"sizeof\":"); GentableCanonical.WriteSigned(sb, r.Sizeof.Value); }
@@ -3109,7 +3536,7 @@ namespace Reserved.Tables
             if (r.Trait != null) { GentableCanonical.Key(sb, ref first, "\"trait\":"); GentableCanonical.WriteSigned(sb, r.Trait.Value); }
             if (r.True != null) { GentableCanonical.Key(sb, ref first, "\"true\":"); GentableCanonical.WriteSigned(sb, r.True.Value); }
             if (r.Try != null) { GentableCanonical.Key(sb, ref first, "\"try\":"); GentableCanonical.WriteSigned(sb, r.Try.Value); }
-            if (r.Type != null) { GentableCanonical.Key(sb, ref first, "\"type\":"); GentableCanonical.WriteSigned(sb, r.Type.Value); }
+            GentableCanonical.Key(sb, ref first, "\"type\":"); GentableCanonical.WriteSigned(sb, r.Type);
             if (r.Typeof != null) { GentableCanonical.Key(sb, ref first, "\"typeof\":"); GentableCanonical.WriteSigned(sb, r.Typeof.Value); }
             if (r.U128 != null) { GentableCanonical.Key(sb, ref first, "\"u128\":"); GentableCanonical.WriteSigned(sb, r.U128.Value); }
             if (r.U16 != null) { GentableCanonical.Key(sb, ref first, "\"u16\":"); GentableCanonical.WriteSigned(sb, r.U16.Value); }

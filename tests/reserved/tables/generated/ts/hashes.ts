@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "bcb52f765c4b16a1e7a5786b9e7d60c95128726e01d1fddfef18779152b04caa";
+export const CONTENT_HASH = "5cc306a1791af201596f770b926271a337b7792854dccf17449e261dd8eac57a";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "bcb52f765c4b16a1e7a5786b9e7d60c95128726e01d1fddfef18779152b04caa";
+export const PROJECT_HASH = "5cc306a1791af201596f770b926271a337b7792854dccf17449e261dd8eac57a";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -46,7 +46,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["Exclude", { data: "4772557e23550fd019e0eefba893154702626ce3df41c49f81e0b78dcf408591", schema: "298cbcb9fa2927545b2f3fafde513adc493144baf6c8f1f7fe2590beeeef3bf4" }],
   ["Extend", { data: "88173f9dc5d91a792e9c7ffc6a7556536c1bfc05f66e0b78170e09fac38d19d9", schema: "51f0fa88ae67d0a21b7c40436a693c5c2e57f5cf16d64e7149634a6699b937c0" }],
   ["Extract", { data: "850838fcb8ff9175412c9d5d5e72c8b5e1c159aff4df636b95b36fbb13270599", schema: "19d804e87ae516165ad55dee3dfe943d7376155be6a6cfbdc8f2455e1a4e50b7" }],
-  ["Fields", { data: "c5a549b47d224985dd836affc27359297987fc70e21454310d2eae55920ef2f0", schema: "3959370f6479f508adf6e8def510130d16faddd14a9789ff760c5cb2c157aec3" }],
+  ["Fields", { data: "c5a549b47d224985dd836affc27359297987fc70e21454310d2eae55920ef2f0", schema: "f76ea10e0f26c930ade4114b36bbcb85c1a42726fbfadf0aeee4d84e7cc2f0f6" }],
   ["Finalize", { data: "6156c8f3e920dbb0c12073cae400a5cf31ec277c8711e3cac7e98bff926a2480", schema: "fa2f1bba5ab12dba997f0516623461c66c4b583cd6d51ef2236d45bc277b471d" }],
   ["FnMut", { data: "4ef1165073e5658073729ffdfe9aa8f57f90820e1a90ad310d0ea350ded8dc00", schema: "a939a78fe29f3db5ece9374828ca0bedca855980b6387af67fb75980ceb0398c" }],
   ["FnOnce", { data: "f61495992f28f4f1aed8de932f84043a4cfef0c9a8bd76c099491df1f0d4470c", schema: "73fee9d9b6bac5a2e014df40470dbae37f6131f5b091b79e553d32b701065d40" }],

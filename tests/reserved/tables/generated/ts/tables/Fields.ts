@@ -101,7 +101,7 @@ export interface Fields {
   /**
    * The field self.
    */
-  readonly self?: number;
+  readonly self: number;
   /**
    * The field static.
    */
@@ -125,7 +125,7 @@ export interface Fields {
   /**
    * The field type.
    */
-  readonly type?: number;
+  readonly type: number;
   /**
    * The field unsafe.
    */
@@ -149,7 +149,7 @@ export interface Fields {
   /**
    * The field await.
    */
-  readonly await?: number;
+  readonly await: number;
   /**
    * The field dyn.
    */
@@ -237,7 +237,7 @@ export interface Fields {
   /**
    * The field None.
    */
-  readonly none?: number;
+  readonly none: number;
   /**
    * The field Result.
    */
@@ -881,7 +881,7 @@ export interface Fields {
   /**
    * The field constructor.
    */
-  readonly constructor?: number | undefined;
+  readonly constructor: number;
   /**
    * The field declare.
    */
@@ -1309,23 +1309,23 @@ export interface Fields {
   /**
    * The field has.
    */
-  readonly has?: number;
+  readonly has: number;
   /**
    * The field row.
    */
-  readonly row?: number;
+  readonly row: number;
   /**
    * The field found.
    */
-  readonly found?: number;
+  readonly found: number;
   /**
    * The field candidate.
    */
-  readonly candidate?: number;
+  readonly candidate: number;
   /**
    * The field list.
    */
-  readonly list?: number;
+  readonly list: number;
   /**
    * The field gentableRow.
    */
@@ -1359,7 +1359,6 @@ export function readFields(v: unknown, at: rt.At): Fields {
   try {
     const r = {
       toString: undefined,
-      constructor: undefined,
       toLocaleString: undefined,
       valueOf: undefined,
       hasOwnProperty: undefined,
@@ -1382,7 +1381,6 @@ export function readFields(v: unknown, at: rt.At): Fields {
 export function readFieldsBin(b: rt.Bin): Fields {
   const r = {
     toString: undefined,
-    constructor: undefined,
     toLocaleString: undefined,
     valueOf: undefined,
     hasOwnProperty: undefined,
@@ -1551,11 +1549,9 @@ function readFields$1(o: rt.JsonObject, r: rt.Mutable<Fields>): number {
     n++;
   }
   const x24 = o["self"];
-  if (x24 !== undefined) {
-    if (!(typeof x24 === "number" && (x24 | 0) === x24)) rt.int(x24, "self", -2147483648, 2147483647);
-    r.self = x24 as number;
-    n++;
-  }
+  if (!(typeof x24 === "number" && (x24 | 0) === x24)) rt.int(x24, "self", -2147483648, 2147483647);
+  r.self = x24 as number;
+  n++;
   const x25 = o["static"];
   if (x25 !== undefined) {
     if (!(typeof x25 === "number" && (x25 | 0) === x25)) rt.int(x25, "static", -2147483648, 2147483647);
@@ -1587,11 +1583,9 @@ function readFields$1(o: rt.JsonObject, r: rt.Mutable<Fields>): number {
     n++;
   }
   const x30 = o["type"];
-  if (x30 !== undefined) {
-    if (!(typeof x30 === "number" && (x30 | 0) === x30)) rt.int(x30, "type", -2147483648, 2147483647);
-    r.type = x30 as number;
-    n++;
-  }
+  if (!(typeof x30 === "number" && (x30 | 0) === x30)) rt.int(x30, "type", -2147483648, 2147483647);
+  r.type = x30 as number;
+  n++;
   const x31 = o["unsafe"];
   if (x31 !== undefined) {
     if (!(typeof x31 === "number" && (x31 | 0) === x31)) rt.int(x31, "unsafe", -2147483648, 2147483647);
@@ -1623,11 +1617,9 @@ function readFields$1(o: rt.JsonObject, r: rt.Mutable<Fields>): number {
     n++;
   }
   const x36 = o["await"];
-  if (x36 !== undefined) {
-    if (!(typeof x36 === "number" && (x36 | 0) === x36)) rt.int(x36, "await", -2147483648, 2147483647);
-    r.await = x36 as number;
-    n++;
-  }
+  if (!(typeof x36 === "number" && (x36 | 0) === x36)) rt.int(x36, "await", -2147483648, 2147483647);
+  r.await = x36 as number;
+  n++;
   const x37 = o["dyn"];
   if (x37 !== undefined) {
     if (!(typeof x37 === "number" && (x37 | 0) === x37)) rt.int(x37, "dyn", -2147483648, 2147483647);
@@ -1755,11 +1747,9 @@ function readFields$1(o: rt.JsonObject, r: rt.Mutable<Fields>): number {
     n++;
   }
   const x58 = o["None"];
-  if (x58 !== undefined) {
-    if (!(typeof x58 === "number" && (x58 | 0) === x58)) rt.int(x58, "None", -2147483648, 2147483647);
-    r.none = x58 as number;
-    n++;
-  }
+  if (!(typeof x58 === "number" && (x58 | 0) === x58)) rt.int(x58, "None", -2147483648, 2147483647);
+  r.none = x58 as number;
+  n++;
   const x59 = o["Result"];
   if (x59 !== undefined) {
     if (!(typeof x59 === "number" && (x59 | 0) === x59)) rt.int(x59, "Result", -2147483648, 2147483647);
@@ -2733,11 +2723,9 @@ function readFields$3(o: rt.JsonObject, r: rt.Mutable<Fields>): number {
     n++;
   }
   const x219 = rt.own(o, "constructor");
-  if (x219 !== undefined) {
-    if (!(typeof x219 === "number" && (x219 | 0) === x219)) rt.int(x219, "constructor", -2147483648, 2147483647);
-    r.constructor = x219 as number;
-    n++;
-  }
+  if (!(typeof x219 === "number" && (x219 | 0) === x219)) rt.int(x219, "constructor", -2147483648, 2147483647);
+  r.constructor = x219 as number;
+  n++;
   const x220 = o["declare"];
   if (x220 !== undefined) {
     if (!(typeof x220 === "number" && (x220 | 0) === x220)) rt.int(x220, "declare", -2147483648, 2147483647);
@@ -3381,35 +3369,25 @@ function readFields$4(o: rt.JsonObject, r: rt.Mutable<Fields>): number {
     n++;
   }
   const x326 = o["has"];
-  if (x326 !== undefined) {
-    if (!(typeof x326 === "number" && (x326 | 0) === x326)) rt.int(x326, "has", -2147483648, 2147483647);
-    r.has = x326 as number;
-    n++;
-  }
+  if (!(typeof x326 === "number" && (x326 | 0) === x326)) rt.int(x326, "has", -2147483648, 2147483647);
+  r.has = x326 as number;
+  n++;
   const x327 = o["row"];
-  if (x327 !== undefined) {
-    if (!(typeof x327 === "number" && (x327 | 0) === x327)) rt.int(x327, "row", -2147483648, 2147483647);
-    r.row = x327 as number;
-    n++;
-  }
+  if (!(typeof x327 === "number" && (x327 | 0) === x327)) rt.int(x327, "row", -2147483648, 2147483647);
+  r.row = x327 as number;
+  n++;
   const x328 = o["found"];
-  if (x328 !== undefined) {
-    if (!(typeof x328 === "number" && (x328 | 0) === x328)) rt.int(x328, "found", -2147483648, 2147483647);
-    r.found = x328 as number;
-    n++;
-  }
+  if (!(typeof x328 === "number" && (x328 | 0) === x328)) rt.int(x328, "found", -2147483648, 2147483647);
+  r.found = x328 as number;
+  n++;
   const x329 = o["candidate"];
-  if (x329 !== undefined) {
-    if (!(typeof x329 === "number" && (x329 | 0) === x329)) rt.int(x329, "candidate", -2147483648, 2147483647);
-    r.candidate = x329 as number;
-    n++;
-  }
+  if (!(typeof x329 === "number" && (x329 | 0) === x329)) rt.int(x329, "candidate", -2147483648, 2147483647);
+  r.candidate = x329 as number;
+  n++;
   const x330 = o["list"];
-  if (x330 !== undefined) {
-    if (!(typeof x330 === "number" && (x330 | 0) === x330)) rt.int(x330, "list", -2147483648, 2147483647);
-    r.list = x330 as number;
-    n++;
-  }
+  if (!(typeof x330 === "number" && (x330 | 0) === x330)) rt.int(x330, "list", -2147483648, 2147483647);
+  r.list = x330 as number;
+  n++;
   const x331 = o["gentableRow"];
   if (x331 !== undefined) {
     if (!(typeof x331 === "number" && (x331 | 0) === x331)) rt.int(x331, "gentableRow", -2147483648, 2147483647);
@@ -3475,19 +3453,19 @@ function readFieldsBin$1(b: rt.Bin, r: rt.Mutable<Fields>): void {
   if (b.opt()) r.pub = b.int(-2147483648, 2147483647);
   if (b.opt()) r.ref = b.int(-2147483648, 2147483647);
   if (b.opt()) r.return = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.self = b.int(-2147483648, 2147483647);
+  r.self = b.int(-2147483648, 2147483647);
   if (b.opt()) r.static = b.int(-2147483648, 2147483647);
   if (b.opt()) r.struct = b.int(-2147483648, 2147483647);
   if (b.opt()) r.super = b.int(-2147483648, 2147483647);
   if (b.opt()) r.trait = b.int(-2147483648, 2147483647);
   if (b.opt()) r.true = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.type = b.int(-2147483648, 2147483647);
+  r.type = b.int(-2147483648, 2147483647);
   if (b.opt()) r.unsafe = b.int(-2147483648, 2147483647);
   if (b.opt()) r.use = b.int(-2147483648, 2147483647);
   if (b.opt()) r.where = b.int(-2147483648, 2147483647);
   if (b.opt()) r.while = b.int(-2147483648, 2147483647);
   if (b.opt()) r.async = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.await = b.int(-2147483648, 2147483647);
+  r.await = b.int(-2147483648, 2147483647);
   if (b.opt()) r.dyn = b.int(-2147483648, 2147483647);
   if (b.opt()) r.abstract = b.int(-2147483648, 2147483647);
   if (b.opt()) r.become = b.int(-2147483648, 2147483647);
@@ -3509,7 +3487,7 @@ function readFieldsBin$1(b: rt.Bin, r: rt.Mutable<Fields>): void {
   if (b.opt()) r.safe = b.int(-2147483648, 2147483647);
   if (b.opt()) r.option = b.int(-2147483648, 2147483647);
   if (b.opt()) r.some = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.none = b.int(-2147483648, 2147483647);
+  r.none = b.int(-2147483648, 2147483647);
   if (b.opt()) r.result = b.int(-2147483648, 2147483647);
   if (b.opt()) r.ok = b.int(-2147483648, 2147483647);
   if (b.opt()) r.err = b.int(-2147483648, 2147483647);
@@ -3678,7 +3656,7 @@ function readFieldsBin$3(b: rt.Bin, r: rt.Mutable<Fields>): void {
   if (b.opt()) r.package = b.int(-2147483648, 2147483647);
   if (b.opt()) r.any = b.int(-2147483648, 2147483647);
   if (b.opt()) r.boolean = b.int(-2147483648, 2147483647);
-  r.constructor = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  r.constructor = b.int(-2147483648, 2147483647);
   if (b.opt()) r.declare = b.int(-2147483648, 2147483647);
   if (b.opt()) r.module = b.int(-2147483648, 2147483647);
   if (b.opt()) r.require = b.int(-2147483648, 2147483647);
@@ -3789,11 +3767,11 @@ function readFieldsBin$4(b: rt.Bin, r: rt.Mutable<Fields>): void {
   if (b.opt()) r.coninU0024 = b.int(-2147483648, 2147483647);
   if (b.opt()) r.conoutU0024 = b.int(-2147483648, 2147483647);
   if (b.opt()) r.clockU0024 = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.has = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.row = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.found = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.candidate = b.int(-2147483648, 2147483647);
-  if (b.opt()) r.list = b.int(-2147483648, 2147483647);
+  r.has = b.int(-2147483648, 2147483647);
+  r.row = b.int(-2147483648, 2147483647);
+  r.found = b.int(-2147483648, 2147483647);
+  r.candidate = b.int(-2147483648, 2147483647);
+  r.list = b.int(-2147483648, 2147483647);
   if (b.opt()) r.gentableRow = b.int(-2147483648, 2147483647);
   if (b.opt()) r.rows = b.int(-2147483648, 2147483647);
   if (b.opt()) r.table = b.int(-2147483648, 2147483647);
@@ -3883,7 +3861,7 @@ function writeFields$1(r: Fields, out: string[]): void {
   if (r.nul !== undefined) out.push("\"NUL\":" + rt.wNum(r.nul));
   if (r.naN !== undefined) out.push("\"NaN\":" + rt.wNum(r.naN));
   if (r.nonNullable !== undefined) out.push("\"NonNullable\":" + rt.wNum(r.nonNullable));
-  if (r.none !== undefined) out.push("\"None\":" + rt.wNum(r.none));
+  out.push("\"None\":" + rt.wNum(r.none));
   if (r.ok !== undefined) out.push("\"Ok\":" + rt.wNum(r.ok));
   if (r.omit !== undefined) out.push("\"Omit\":" + rt.wNum(r.omit));
   if (r.option !== undefined) out.push("\"Option\":" + rt.wNum(r.option));
@@ -3944,7 +3922,7 @@ function writeFields$2(r: Fields, out: string[]): void {
   if (r.asserts !== undefined) out.push("\"asserts\":" + rt.wNum(r.asserts));
   if (r.async !== undefined) out.push("\"async\":" + rt.wNum(r.async));
   if (r.at !== undefined) out.push("\"at\":" + rt.wNum(r.at));
-  if (r.await !== undefined) out.push("\"await\":" + rt.wNum(r.await));
+  out.push("\"await\":" + rt.wNum(r.await));
   if (r.base !== undefined) out.push("\"base\":" + rt.wNum(r.base));
   if (r.become !== undefined) out.push("\"become\":" + rt.wNum(r.become));
   if (r.bigint !== undefined) out.push("\"bigint\":" + rt.wNum(r.bigint));
@@ -3954,7 +3932,7 @@ function writeFields$2(r: Fields, out: string[]): void {
   if (r.break !== undefined) out.push("\"break\":" + rt.wNum(r.break));
   if (r.by !== undefined) out.push("\"by\":" + rt.wNum(r.by));
   if (r.byte !== undefined) out.push("\"byte\":" + rt.wNum(r.byte));
-  if (r.candidate !== undefined) out.push("\"candidate\":" + rt.wNum(r.candidate));
+  out.push("\"candidate\":" + rt.wNum(r.candidate));
   if (r.case !== undefined) out.push("\"case\":" + rt.wNum(r.case));
   if (r.catch !== undefined) out.push("\"catch\":" + rt.wNum(r.catch));
   if (r.char !== undefined) out.push("\"char\":" + rt.wNum(r.char));
@@ -3962,7 +3940,7 @@ function writeFields$2(r: Fields, out: string[]): void {
   if (r.class !== undefined) out.push("\"class\":" + rt.wNum(r.class));
   if (r.console !== undefined) out.push("\"console\":" + rt.wNum(r.console));
   if (r.const !== undefined) out.push("\"const\":" + rt.wNum(r.const));
-  if (r.constructor !== undefined) out.push("\"constructor\":" + rt.wNum(r.constructor));
+  out.push("\"constructor\":" + rt.wNum(r.constructor));
   if (r.continue !== undefined) out.push("\"continue\":" + rt.wNum(r.continue));
   if (r.core !== undefined) out.push("\"core\":" + rt.wNum(r.core));
   if (r.crate !== undefined) out.push("\"crate\":" + rt.wNum(r.crate));
@@ -3997,7 +3975,7 @@ function writeFields$2(r: Fields, out: string[]): void {
   if (r.fn !== undefined) out.push("\"fn\":" + rt.wNum(r.fn));
   if (r.for !== undefined) out.push("\"for\":" + rt.wNum(r.for));
   if (r.foreach !== undefined) out.push("\"foreach\":" + rt.wNum(r.foreach));
-  if (r.found !== undefined) out.push("\"found\":" + rt.wNum(r.found));
+  out.push("\"found\":" + rt.wNum(r.found));
   if (r.function !== undefined) out.push("\"function\":" + rt.wNum(r.function));
   if (r.gen !== undefined) out.push("\"gen\":" + rt.wNum(r.gen));
   if (r.gentableRow !== undefined) out.push("\"gentableRow\":" + rt.wNum(r.gentableRow));
@@ -4006,7 +3984,7 @@ function writeFields$2(r: Fields, out: string[]): void {
   if (r.globalThis !== undefined) out.push("\"globalThis\":" + rt.wNum(r.globalThis));
   if (r.goto !== undefined) out.push("\"goto\":" + rt.wNum(r.goto));
   if (r.group !== undefined) out.push("\"group\":" + rt.wNum(r.group));
-  if (r.has !== undefined) out.push("\"has\":" + rt.wNum(r.has));
+  out.push("\"has\":" + rt.wNum(r.has));
   if (r.hasOwnProperty !== undefined) out.push("\"hasOwnProperty\":" + rt.wNum(r.hasOwnProperty));
 }
 
@@ -4038,7 +4016,7 @@ function writeFields$3(r: Fields, out: string[]): void {
   if (r.keyof !== undefined) out.push("\"keyof\":" + rt.wNum(r.keyof));
   if (r.let !== undefined) out.push("\"let\":" + rt.wNum(r.let));
   if (r.lib !== undefined) out.push("\"lib\":" + rt.wNum(r.lib));
-  if (r.list !== undefined) out.push("\"list\":" + rt.wNum(r.list));
+  out.push("\"list\":" + rt.wNum(r.list));
   if (r.lock !== undefined) out.push("\"lock\":" + rt.wNum(r.lock));
   if (r.long !== undefined) out.push("\"long\":" + rt.wNum(r.long));
   if (r.loop !== undefined) out.push("\"loop\":" + rt.wNum(r.loop));
@@ -4089,7 +4067,7 @@ function writeFields$3(r: Fields, out: string[]): void {
   if (r.require !== undefined) out.push("\"require\":" + rt.wNum(r.require));
   if (r.required !== undefined) out.push("\"required\":" + rt.wNum(r.required));
   if (r.return !== undefined) out.push("\"return\":" + rt.wNum(r.return));
-  if (r.row !== undefined) out.push("\"row\":" + rt.wNum(r.row));
+  out.push("\"row\":" + rt.wNum(r.row));
   if (r.rows !== undefined) out.push("\"rows\":" + rt.wNum(r.rows));
   if (r.safe !== undefined) out.push("\"safe\":" + rt.wNum(r.safe));
   if (r.satisfies !== undefined) out.push("\"satisfies\":" + rt.wNum(r.satisfies));
@@ -4097,7 +4075,7 @@ function writeFields$3(r: Fields, out: string[]): void {
   if (r.scoped !== undefined) out.push("\"scoped\":" + rt.wNum(r.scoped));
   if (r.sealed !== undefined) out.push("\"sealed\":" + rt.wNum(r.sealed));
   if (r.select !== undefined) out.push("\"select\":" + rt.wNum(r.select));
-  if (r.self !== undefined) out.push("\"self\":" + rt.wNum(r.self));
+  out.push("\"self\":" + rt.wNum(r.self));
   if (r.set !== undefined) out.push("\"set\":" + rt.wNum(r.set));
   if (r.short !== undefined) out.push("\"short\":" + rt.wNum(r.short));
   if (r.sizeof !== undefined) out.push("\"sizeof\":" + rt.wNum(r.sizeof));
@@ -4121,7 +4099,7 @@ function writeFields$4(r: Fields, out: string[]): void {
   if (r.trait !== undefined) out.push("\"trait\":" + rt.wNum(r.trait));
   if (r.true !== undefined) out.push("\"true\":" + rt.wNum(r.true));
   if (r.try !== undefined) out.push("\"try\":" + rt.wNum(r.try));
-  if (r.type !== undefined) out.push("\"type\":" + rt.wNum(r.type));
+  out.push("\"type\":" + rt.wNum(r.type));
   if (r.typeof !== undefined) out.push("\"typeof\":" + rt.wNum(r.typeof));
   if (r.u128 !== undefined) out.push("\"u128\":" + rt.wNum(r.u128));
   if (r.u16 !== undefined) out.push("\"u16\":" + rt.wNum(r.u16));
@@ -4160,6 +4138,16 @@ export class FieldsTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly Fields[];
   private readonly byKey: ReadonlyMap<number, Fields>;
+  private readonly byType: ReadonlyMap<number, Fields>;
+  private readonly bySelf: ReadonlyMap<number, Fields>;
+  private readonly byAwait: ReadonlyMap<number, Fields>;
+  private readonly byConstructor: ReadonlyMap<number, Fields>;
+  private readonly byNone: ReadonlyMap<number, Fields>;
+  private readonly byHas: ReadonlyMap<number, Fields>;
+  private readonly byRow: ReadonlyMap<number, Fields>;
+  private readonly byFound: ReadonlyMap<number, Fields>;
+  private readonly byCandidate: ReadonlyMap<number, Fields>;
+  private readonly byList: ReadonlyMap<number, Fields>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly Fields[]) {
@@ -4171,6 +4159,196 @@ export class FieldsTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byType = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.type;
+      if (byType.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key type " + String(k));
+      byType.set(k, row);
+    }
+    this.byType = byType;
+    const bySelf = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.self;
+      if (bySelf.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key self " + String(k));
+      bySelf.set(k, row);
+    }
+    this.bySelf = bySelf;
+    const byAwait = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.await;
+      if (byAwait.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key await " + String(k));
+      byAwait.set(k, row);
+    }
+    this.byAwait = byAwait;
+    const byConstructor = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.constructor;
+      if (byConstructor.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key constructor " + String(k));
+      byConstructor.set(k, row);
+    }
+    this.byConstructor = byConstructor;
+    const byNone = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.none;
+      if (byNone.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key None " + String(k));
+      byNone.set(k, row);
+    }
+    this.byNone = byNone;
+    const byHas = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.has;
+      if (byHas.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key has " + String(k));
+      byHas.set(k, row);
+    }
+    this.byHas = byHas;
+    const byRow = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.row;
+      if (byRow.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key row " + String(k));
+      byRow.set(k, row);
+    }
+    this.byRow = byRow;
+    const byFound = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.found;
+      if (byFound.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key found " + String(k));
+      byFound.set(k, row);
+    }
+    this.byFound = byFound;
+    const byCandidate = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.candidate;
+      if (byCandidate.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key candidate " + String(k));
+      byCandidate.set(k, row);
+    }
+    this.byCandidate = byCandidate;
+    const byList = new Map<number, Fields>();
+    for (const row of this.all) {
+      const k = row.list;
+      if (byList.has(k)) throw new rt.GentableDataError("Fields" + ": duplicate unique key list " + String(k));
+      byList.set(k, row);
+    }
+    this.byList = byList;
+  }
+
+  /** The row with this type (a unique key), or `undefined`. */
+  getByType(type_: number): Fields | undefined {
+    return this.byType.get(type_);
+  }
+
+  /** The row with this type (a unique key); throws a `RangeError` if there is none. */
+  getByTypeOrThrow(type_: number): Fields {
+    const found = this.byType.get(type_);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with type " + String(type_));
+    return found;
+  }
+
+  /** The row with this self (a unique key), or `undefined`. */
+  getBySelf(self: number): Fields | undefined {
+    return this.bySelf.get(self);
+  }
+
+  /** The row with this self (a unique key); throws a `RangeError` if there is none. */
+  getBySelfOrThrow(self: number): Fields {
+    const found = this.bySelf.get(self);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with self " + String(self));
+    return found;
+  }
+
+  /** The row with this await (a unique key), or `undefined`. */
+  getByAwait(await_: number): Fields | undefined {
+    return this.byAwait.get(await_);
+  }
+
+  /** The row with this await (a unique key); throws a `RangeError` if there is none. */
+  getByAwaitOrThrow(await_: number): Fields {
+    const found = this.byAwait.get(await_);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with await " + String(await_));
+    return found;
+  }
+
+  /** The row with this constructor (a unique key), or `undefined`. */
+  getByConstructor(constructor_: number): Fields | undefined {
+    return this.byConstructor.get(constructor_);
+  }
+
+  /** The row with this constructor (a unique key); throws a `RangeError` if there is none. */
+  getByConstructorOrThrow(constructor_: number): Fields {
+    const found = this.byConstructor.get(constructor_);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with constructor " + String(constructor_));
+    return found;
+  }
+
+  /** The row with this None (a unique key), or `undefined`. */
+  getByNone(none: number): Fields | undefined {
+    return this.byNone.get(none);
+  }
+
+  /** The row with this None (a unique key); throws a `RangeError` if there is none. */
+  getByNoneOrThrow(none: number): Fields {
+    const found = this.byNone.get(none);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with None " + String(none));
+    return found;
+  }
+
+  /** The row with this has (a unique key), or `undefined`. */
+  getByHas(has: number): Fields | undefined {
+    return this.byHas.get(has);
+  }
+
+  /** The row with this has (a unique key); throws a `RangeError` if there is none. */
+  getByHasOrThrow(has: number): Fields {
+    const found = this.byHas.get(has);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with has " + String(has));
+    return found;
+  }
+
+  /** The row with this row (a unique key), or `undefined`. */
+  getByRow(row_: number): Fields | undefined {
+    return this.byRow.get(row_);
+  }
+
+  /** The row with this row (a unique key); throws a `RangeError` if there is none. */
+  getByRowOrThrow(row_: number): Fields {
+    const found = this.byRow.get(row_);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with row " + String(row_));
+    return found;
+  }
+
+  /** The row with this found (a unique key), or `undefined`. */
+  getByFound(found: number): Fields | undefined {
+    return this.byFound.get(found);
+  }
+
+  /** The row with this found (a unique key); throws a `RangeError` if there is none. */
+  getByFoundOrThrow(found: number): Fields {
+    const found_ = this.byFound.get(found);
+    if (found_ === undefined) throw new RangeError("Fields" + " has no row with found " + String(found));
+    return found_;
+  }
+
+  /** The row with this candidate (a unique key), or `undefined`. */
+  getByCandidate(candidate: number): Fields | undefined {
+    return this.byCandidate.get(candidate);
+  }
+
+  /** The row with this candidate (a unique key); throws a `RangeError` if there is none. */
+  getByCandidateOrThrow(candidate: number): Fields {
+    const found = this.byCandidate.get(candidate);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with candidate " + String(candidate));
+    return found;
+  }
+
+  /** The row with this list (a unique key), or `undefined`. */
+  getByList(list: number): Fields | undefined {
+    return this.byList.get(list);
+  }
+
+  /** The row with this list (a unique key); throws a `RangeError` if there is none. */
+  getByListOrThrow(list: number): Fields {
+    const found = this.byList.get(list);
+    if (found === undefined) throw new RangeError("Fields" + " has no row with list " + String(list));
+    return found;
   }
 
   /** The number of rows. */

@@ -103,7 +103,7 @@ pub struct Fields {
     /// The field self.
     ///
     /// Column `self`.
-    pub self_: Option<i32>,
+    pub self_: i32,
     /// The field static.
     ///
     /// Column `static`.
@@ -127,7 +127,7 @@ pub struct Fields {
     /// The field type.
     ///
     /// Column `type`.
-    pub type_: Option<i32>,
+    pub type_: i32,
     /// The field unsafe.
     ///
     /// Column `unsafe`.
@@ -151,7 +151,7 @@ pub struct Fields {
     /// The field await.
     ///
     /// Column `await`.
-    pub await_: Option<i32>,
+    pub await_: i32,
     /// The field dyn.
     ///
     /// Column `dyn`.
@@ -239,7 +239,7 @@ pub struct Fields {
     /// The field None.
     ///
     /// Column `None`.
-    pub none: Option<i32>,
+    pub none: i32,
     /// The field Result.
     ///
     /// Column `Result`.
@@ -883,7 +883,7 @@ pub struct Fields {
     /// The field constructor.
     ///
     /// Column `constructor`.
-    pub constructor: Option<i32>,
+    pub constructor: i32,
     /// The field declare.
     ///
     /// Column `declare`.
@@ -1311,23 +1311,23 @@ pub struct Fields {
     /// The field has.
     ///
     /// Column `has`.
-    pub has: Option<i32>,
+    pub has: i32,
     /// The field row.
     ///
     /// Column `row`.
-    pub row: Option<i32>,
+    pub row: i32,
     /// The field found.
     ///
     /// Column `found`.
-    pub found: Option<i32>,
+    pub found: i32,
     /// The field candidate.
     ///
     /// Column `candidate`.
-    pub candidate: Option<i32>,
+    pub candidate: i32,
     /// The field list.
     ///
     /// Column `list`.
-    pub list: Option<i32>,
+    pub list: i32,
     /// The field gentableRow.
     ///
     /// Column `gentableRow`.
@@ -1593,9 +1593,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.non_nullable {
             crate::canonical::member(out, &mut first, "NonNullable", v);
         }
-        if let Some(v) = &self.none {
-            crate::canonical::member(out, &mut first, "None", v);
-        }
+        crate::canonical::member(out, &mut first, "None", &self.none);
         if let Some(v) = &self.ok {
             crate::canonical::member(out, &mut first, "Ok", v);
         }
@@ -1764,9 +1762,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.at {
             crate::canonical::member(out, &mut first, "at", v);
         }
-        if let Some(v) = &self.await_ {
-            crate::canonical::member(out, &mut first, "await", v);
-        }
+        crate::canonical::member(out, &mut first, "await", &self.await_);
         if let Some(v) = &self.base {
             crate::canonical::member(out, &mut first, "base", v);
         }
@@ -1794,9 +1790,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.byte {
             crate::canonical::member(out, &mut first, "byte", v);
         }
-        if let Some(v) = &self.candidate {
-            crate::canonical::member(out, &mut first, "candidate", v);
-        }
+        crate::canonical::member(out, &mut first, "candidate", &self.candidate);
         if let Some(v) = &self.case {
             crate::canonical::member(out, &mut first, "case", v);
         }
@@ -1818,9 +1812,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.const_ {
             crate::canonical::member(out, &mut first, "const", v);
         }
-        if let Some(v) = &self.constructor {
-            crate::canonical::member(out, &mut first, "constructor", v);
-        }
+        crate::canonical::member(out, &mut first, "constructor", &self.constructor);
         if let Some(v) = &self.continue_ {
             crate::canonical::member(out, &mut first, "continue", v);
         }
@@ -1923,9 +1915,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.foreach {
             crate::canonical::member(out, &mut first, "foreach", v);
         }
-        if let Some(v) = &self.found {
-            crate::canonical::member(out, &mut first, "found", v);
-        }
+        crate::canonical::member(out, &mut first, "found", &self.found);
         if let Some(v) = &self.function {
             crate::canonical::member(out, &mut first, "function", v);
         }
@@ -1950,9 +1940,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.group {
             crate::canonical::member(out, &mut first, "group", v);
         }
-        if let Some(v) = &self.has {
-            crate::canonical::member(out, &mut first, "has", v);
-        }
+        crate::canonical::member(out, &mut first, "has", &self.has);
         if let Some(v) = &self.has_own_property {
             crate::canonical::member(out, &mut first, "hasOwnProperty", v);
         }
@@ -2034,9 +2022,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.lib {
             crate::canonical::member(out, &mut first, "lib", v);
         }
-        if let Some(v) = &self.list {
-            crate::canonical::member(out, &mut first, "list", v);
-        }
+        crate::canonical::member(out, &mut first, "list", &self.list);
         if let Some(v) = &self.lock {
             crate::canonical::member(out, &mut first, "lock", v);
         }
@@ -2187,9 +2173,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.return_ {
             crate::canonical::member(out, &mut first, "return", v);
         }
-        if let Some(v) = &self.row {
-            crate::canonical::member(out, &mut first, "row", v);
-        }
+        crate::canonical::member(out, &mut first, "row", &self.row);
         if let Some(v) = &self.rows {
             crate::canonical::member(out, &mut first, "rows", v);
         }
@@ -2211,9 +2195,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.select {
             crate::canonical::member(out, &mut first, "select", v);
         }
-        if let Some(v) = &self.self_ {
-            crate::canonical::member(out, &mut first, "self", v);
-        }
+        crate::canonical::member(out, &mut first, "self", &self.self_);
         if let Some(v) = &self.set {
             crate::canonical::member(out, &mut first, "set", v);
         }
@@ -2271,9 +2253,7 @@ impl crate::canonical::Canonical for Fields {
         if let Some(v) = &self.try_ {
             crate::canonical::member(out, &mut first, "try", v);
         }
-        if let Some(v) = &self.type_ {
-            crate::canonical::member(out, &mut first, "type", v);
-        }
+        crate::canonical::member(out, &mut first, "type", &self.type_);
         if let Some(v) = &self.typeof_ {
             crate::canonical::member(out, &mut first, "typeof", v);
         }
@@ -2406,19 +2386,19 @@ impl crate::runtime::Row for Fields {
             pub_: if r.present() { Some(r.i32()) } else { None },
             ref_: if r.present() { Some(r.i32()) } else { None },
             return_: if r.present() { Some(r.i32()) } else { None },
-            self_: if r.present() { Some(r.i32()) } else { None },
+            self_: r.i32(),
             static_: if r.present() { Some(r.i32()) } else { None },
             struct_: if r.present() { Some(r.i32()) } else { None },
             super_: if r.present() { Some(r.i32()) } else { None },
             trait_: if r.present() { Some(r.i32()) } else { None },
             true_: if r.present() { Some(r.i32()) } else { None },
-            type_: if r.present() { Some(r.i32()) } else { None },
+            type_: r.i32(),
             unsafe_: if r.present() { Some(r.i32()) } else { None },
             use_: if r.present() { Some(r.i32()) } else { None },
             where_: if r.present() { Some(r.i32()) } else { None },
             while_: if r.present() { Some(r.i32()) } else { None },
             async_: if r.present() { Some(r.i32()) } else { None },
-            await_: if r.present() { Some(r.i32()) } else { None },
+            await_: r.i32(),
             dyn_: if r.present() { Some(r.i32()) } else { None },
             abstract_: if r.present() { Some(r.i32()) } else { None },
             become_: if r.present() { Some(r.i32()) } else { None },
@@ -2440,7 +2420,7 @@ impl crate::runtime::Row for Fields {
             safe_: if r.present() { Some(r.i32()) } else { None },
             option: if r.present() { Some(r.i32()) } else { None },
             some: if r.present() { Some(r.i32()) } else { None },
-            none: if r.present() { Some(r.i32()) } else { None },
+            none: r.i32(),
             result: if r.present() { Some(r.i32()) } else { None },
             ok: if r.present() { Some(r.i32()) } else { None },
             err: if r.present() { Some(r.i32()) } else { None },
@@ -2601,7 +2581,7 @@ impl crate::runtime::Row for Fields {
             package: if r.present() { Some(r.i32()) } else { None },
             any: if r.present() { Some(r.i32()) } else { None },
             boolean: if r.present() { Some(r.i32()) } else { None },
-            constructor: if r.present() { Some(r.i32()) } else { None },
+            constructor: r.i32(),
             declare: if r.present() { Some(r.i32()) } else { None },
             module: if r.present() { Some(r.i32()) } else { None },
             require: if r.present() { Some(r.i32()) } else { None },
@@ -2708,11 +2688,11 @@ impl crate::runtime::Row for Fields {
             conin_u0024: if r.present() { Some(r.i32()) } else { None },
             conout_u0024: if r.present() { Some(r.i32()) } else { None },
             clock_u0024: if r.present() { Some(r.i32()) } else { None },
-            has: if r.present() { Some(r.i32()) } else { None },
-            row: if r.present() { Some(r.i32()) } else { None },
-            found: if r.present() { Some(r.i32()) } else { None },
-            candidate: if r.present() { Some(r.i32()) } else { None },
-            list: if r.present() { Some(r.i32()) } else { None },
+            has: r.i32(),
+            row: r.i32(),
+            found: r.i32(),
+            candidate: r.i32(),
+            list: r.i32(),
             gentable_row: if r.present() { Some(r.i32()) } else { None },
             rows: if r.present() { Some(r.i32()) } else { None },
             table: if r.present() { Some(r.i32()) } else { None },
@@ -2724,7 +2704,7 @@ impl crate::runtime::Row for Fields {
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
-pub const SCHEMA_HASH: &str = "3959370f6479f508adf6e8def510130d16faddd14a9789ff760c5cb2c157aec3";
+pub const SCHEMA_HASH: &str = "f76ea10e0f26c930ade4114b36bbcb85c1a42726fbfadf0aeee4d84e7cc2f0f6";
 /// The rows of `Fields`, decoded on first use from the embedded `data/Fields.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     23,
@@ -2769,5 +2749,201 @@ impl Fields {
     #[inline]
     pub fn get(key: crate::fields::FieldsId) -> Option<&'static Fields> {
         crate::runtime::get(&TABLE, key)
+    }
+}
+impl Fields {
+    /// The row whose `type` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_type(type_: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.type_).cmp(&(__b.type_)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.type_).cmp(&(type_))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `self` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_self(self_: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.self_).cmp(&(__b.self_)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.self_).cmp(&(self_))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `await` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_await(await_: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.await_).cmp(&(__b.await_)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.await_).cmp(&(await_))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `constructor` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_constructor(constructor: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.constructor).cmp(&(__b.constructor)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.constructor).cmp(&(constructor))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `None` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_none(none: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.none).cmp(&(__b.none)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.none).cmp(&(none))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `has` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_has(has: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.has).cmp(&(__b.has)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.has).cmp(&(has))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `row` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_row(row: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.row).cmp(&(__b.row)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.row).cmp(&(row))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `found` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_found(found: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.found).cmp(&(__b.found)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.found).cmp(&(found))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `candidate` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_candidate(candidate: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.candidate).cmp(&(__b.candidate)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.candidate).cmp(&(candidate))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
+    }
+}
+impl Fields {
+    /// The row whose `list` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
+    pub fn get_by_list(list: i32) -> Option<&'static Fields> {
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Fields::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.list).cmp(&(__b.list)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.list).cmp(&(list))
+            })
+            .ok()
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -1224,7 +1224,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_reserved_tables_b2b3e336ccbb5708_embedded"]
+    #[link_name = "gentable_v1_reserved_tables_1fb770490b3ed0ca_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,
