@@ -301,7 +301,11 @@ fn build_traced(dir: &Path, extra: &[&str]) -> (i32, String, String) {
     let rest: Vec<&str> = err
         .lines()
         .filter(|l| !l.starts_with("gentable: [") && !l.starts_with("gentable:   "))
-        .filter(|l| !l.starts_with("gentable: rebuilding ") && !l.contains(" tables -> "))
+        .filter(|l| {
+            !l.starts_with("gentable: rebuilding ")
+                && !l.contains(" tables -> ")
+                && !l.contains(" table -> ")
+        })
         .collect();
     (out.status.code().unwrap_or(-1), rebuilt, rest.join("\n"))
 }
