@@ -674,3 +674,50 @@ fn the_report_speaks_chinese_when_asked() {
     );
     assert!(index.contains("单元格内容：<code>lots</code>"), "{index}");
 }
+
+/// The index's description column is each schema's `description` (first line), not its `title`, which
+/// FunnyPitch's schemas set to the table's name (newcomer helper-17 saw `Const`, `InitPosition`, … there).
+#[test]
+fn the_index_describes_each_table_by_its_schema_description() {
+    let files = funnypitch();
+    let index = &files["index.html"];
+    let mut checked = 0;
+    for entry in std::fs::read_dir(Path::new(ROOT).join("schema"))
+        .unwrap()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let (Some(title), Some(description)) =
+            (schema["title"].as_str(), schema["description"].as_str())
+        else {
+            continue;
+        };
+        // A table's schema file is <Table>.schema.json (common.schema.json is no table).
+        let name = entry
+            .file_name()
+            .to_string_lossy()
+            .trim_end_matches(".schema.json")
+            .to_string();
+        let row = format!("<a href=\"tables/{name}.html\">{name}</a>");
+        let Some(line) = index.lines().find(|l| l.contains(&row)) else {
+            continue;
+        };
+        let first = description.lines().next().unwrap();
+        let escaped = first
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;");
+        assert!(
+            line.ends_with(&format!("<td>{escaped}</td></tr>")),
+            "{title}: {line}"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} schemas with a title and a description"
+    );
+}

@@ -469,7 +469,7 @@ fn index_page(ins: &Inspection, places: &Places) -> String {
             esc(&sources.join(", ")),
             if views > 0 { views.to_string() } else { String::new() },
             if n_diag > 0 { n_diag.to_string() } else { String::new() },
-            esc(&first_line(&t.map(|t| t.doc.clone()).unwrap_or_default()))
+            esc(first_line(t.map(description).unwrap_or_default()))
         );
     }
     let _ = writeln!(
@@ -483,8 +483,22 @@ fn index_page(ins: &Inspection, places: &Places) -> String {
     s
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or("").to_string()
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// A table's description as the report shows it: the schema's `description`, after its `title` only when
+/// the title says more than the table's name (the index's description column and the table page).
+fn description(t: &Table) -> &str {
+    let doc = t
+        .doc
+        .strip_prefix(&format!("{}\n\n", t.name))
+        .unwrap_or(&t.doc);
+    if doc == t.name {
+        ""
+    } else {
+        doc
+    }
 }
 
 fn key_names(t: &Table) -> String {
@@ -638,12 +652,8 @@ fn table_page(
     let mut s = head(ins, places, &t.name, "../");
     let schema = ins.schemas.iter().find(|x| x.name == t.name);
     let _ = writeln!(s, "<h1>{}</h1>", esc(&t.name));
-    // The schema's title is usually the table's name: only a different one is worth showing.
-    let doc = t
-        .doc
-        .strip_prefix(&format!("{}\n\n", t.name))
-        .unwrap_or(&t.doc);
-    if !doc.is_empty() && doc != t.name {
+    let doc = description(t);
+    if !doc.is_empty() {
         let _ = writeln!(s, "<p class=\"doc\">{}</p>", esc(doc));
     }
     let sources: Vec<String> = places
