@@ -112,7 +112,7 @@ fn check_flag_reports_stale_files_and_build_restores_them() {
     // Nothing generated yet: --check fails and lists files.
     let out = run(&["build", "--check"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("stale: ./generated/rust/src/lib.rs"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stale: generated/rust/src/lib.rs"));
     assert_eq!(run(&["build", "-q"]).status.code(), Some(0));
     assert_eq!(run(&["build", "--check"]).status.code(), Some(0));
     // A hand edit and a leftover file are both reported.
@@ -129,11 +129,11 @@ fn check_flag_reports_stale_files_and_build_restores_them() {
     assert_eq!(out.status.code(), Some(1));
     let listed = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
-        listed.contains("stale: ./generated/rust/src/lib.rs"),
+        listed.contains("stale: generated/rust/src/lib.rs"),
         "{listed}"
     );
     assert!(
-        listed.contains("extra: ./generated/data/Old.json"),
+        listed.contains("extra: generated/data/Old.json"),
         "{listed}"
     );
     assert_eq!(run(&["build", "-q"]).status.code(), Some(0));

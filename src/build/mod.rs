@@ -211,6 +211,9 @@ pub fn run(req: &Request) -> Outcome {
         Context::wants_progress(req.quiet),
     );
     let dir = loaded.generated_dir();
+    // As messages name it: `generated/…`, like the tables' `Table/…`, not `./generated/…` (GitHub annotations
+    // and every other location are relative to the project folder without a `./`).
+    let shown = dir.strip_prefix(".").unwrap_or(&dir).to_path_buf();
     // `build --check` compares every file, so it never rebuilds only some tables.
     let check = manifest::check(&loaded, &ctx);
     let plan = Plan::make(check.as_ref(), &ctx, req.action != Action::Check);
@@ -236,7 +239,7 @@ pub fn run(req: &Request) -> Outcome {
                     ),
                     Action::Check => format!(
                         "gentable: {} is up to date ({} file{})\n",
-                        dir.display(),
+                        shown.display(),
                         up.files,
                         plural(up.files)
                     ),
@@ -244,7 +247,7 @@ pub fn run(req: &Request) -> Outcome {
                         "gentable: {} table{} -> {} (0 written, {} unchanged, 0 removed)\n",
                         up.tables,
                         plural(up.tables),
-                        dir.display(),
+                        shown.display(),
                         up.files
                     ),
                 },
@@ -313,7 +316,7 @@ pub fn run(req: &Request) -> Outcome {
             Ok(s) => s,
             Err(e) => {
                 ctx.finish();
-                out.err(format!("error: cannot write {}: {e}\n", dir.display()));
+                out.err(format!("error: cannot write {}: {e}\n", shown.display()));
                 out.exit_code = 2;
                 return out;
             }
@@ -356,7 +359,7 @@ pub fn run(req: &Request) -> Outcome {
                     req.lang,
                     format!(
                         "gentable: {} is up to date ({} file{})\n",
-                        dir.display(),
+                        shown.display(),
                         c.unchanged,
                         plural(c.unchanged)
                     ),
@@ -382,7 +385,7 @@ pub fn run(req: &Request) -> Outcome {
             );
         let mut stale_diags = Diagnostics::default();
         for (f, word, what) in listed {
-            let path = dir.join(f).display().to_string();
+            let path = shown.join(f).display().to_string();
             if req.format == Format::Human {
                 let line = match word {
                     "stale" => crate::diag::lang::frame(req.lang, "stale: {}", &[&path]),
@@ -404,7 +407,7 @@ pub fn run(req: &Request) -> Outcome {
             req.lang,
             format!(
                 "gentable: {} is out of date; run `gentable build` and commit the result\n",
-                dir.display()
+                shown.display()
             ),
         );
         out.exit_code = exit_code(&stale_diags.items);
@@ -431,7 +434,7 @@ pub fn run(req: &Request) -> Outcome {
                         "gentable: {} table{} -> {} ({} written, {} unchanged, {} removed)\n",
                         validated.project.tables.len(),
                         plural(validated.project.tables.len()),
-                        dir.display(),
+                        shown.display(),
                         c.written.len(),
                         c.unchanged,
                         c.removed.len()
@@ -440,7 +443,7 @@ pub fn run(req: &Request) -> Outcome {
             }
         }
         Err(e) => {
-            out.err(format!("error: cannot write {}: {e}\n", dir.display()));
+            out.err(format!("error: cannot write {}: {e}\n", shown.display()));
             out.exit_code = 2;
         }
     }
