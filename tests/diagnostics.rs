@@ -494,6 +494,21 @@ fn every_emitted_code_is_explained() {
         .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("GT0310: "));
+    // Without a code: every code and its title, one per line, in number order.
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .arg("explain")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    let want: Vec<String> = gentable::diag::Code::ALL
+        .iter()
+        .map(|c| format!("{}  {}", c.as_str(), c.title()))
+        .collect();
+    assert_eq!(listed, want);
 }
 
 /// 10,000 broken references in 10,000 rows stay linear and readable: 20 shown per code per file.

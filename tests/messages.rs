@@ -968,11 +968,6 @@ fn every_usage_error_reads_in_chinese() {
         ),
         // A missing required argument.
         (
-            &["explain"],
-            "错误：缺少以下必需的参数：\n  <代码>\n\n用法：gentable explain [选项] <代码>\n",
-            &["the following required arguments were not provided:\n  <CODE>"],
-        ),
-        (
             &["textconv"],
             "错误：缺少以下必需的参数：\n  <文件>\n\n用法：gentable textconv [选项] <文件>\n",
             &["<FILE>"],
@@ -996,7 +991,7 @@ fn every_usage_error_reads_in_chinese() {
         // clap's own tip for a dash-led positional value.
         (
             &["explain", "-x"],
-            "错误：不认识的参数 '-x'\n\n  提示：要把 '-x' 当作值传入，请写 '-- -x'\n\n用法：gentable explain [选项] <代码>\n",
+            "错误：不认识的参数 '-x'\n\n  提示：要把 '-x' 当作值传入，请写 '-- -x'\n\n用法：gentable explain [选项] [代码]\n",
             &["unexpected argument '-x' found", "tip: to pass '-x' as a value, use '-- -x'"],
         ),
         // An invalid value with the possible values, and with the closest one.

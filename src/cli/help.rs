@@ -31,7 +31,7 @@ pub const ZH: &[(&str, &str)] = &[
     ("Write nothing; exit 1 and list the stale files if generated/ differs from what the tables produce", "什么也不写；如果 generated/ 与表生成的内容不同，以退出码 1 结束并列出过期的文件"),
     ("Read and validate; write nothing", "读取并校验；什么也不写"),
     ("Print the JSON Schema of gentable.toml", "打印 gentable.toml 的 JSON Schema"),
-    ("Explain a diagnostic code, e.g. `gentable explain GT0302`", "解释一个诊断代码，例如 `gentable explain GT0302`"),
+    ("Explain a diagnostic code, e.g. `gentable explain GT0302`; without one, list every code", "解释一个诊断代码，例如 `gentable explain GT0302`；不带代码时列出全部代码"),
     ("Row-level diff of the tables between two versions: git revisions or folders (default HEAD → the working tree)", "两个版本之间表的逐行差异：git 版本或文件夹（默认 HEAD → 工作区）"),
     ("The old version: a git revision or a folder holding the project file (default HEAD)", "旧版本：git 版本，或含有项目文件的文件夹（默认 HEAD）"),
     ("The new version (default: the working tree)", "新版本（默认：工作区）"),

@@ -135,8 +135,8 @@ enum Command {
     },
     /// Print the JSON Schema of gentable.toml.
     ConfigSchema,
-    /// Explain a diagnostic code, e.g. `gentable explain GT0302`.
-    Explain { code: String },
+    /// Explain a diagnostic code, e.g. `gentable explain GT0302`; without one, list every code.
+    Explain { code: Option<String> },
     /// Row-level diff of the tables between two versions: git revisions or folders (default HEAD → the
     /// working tree).
     Diff {
@@ -303,7 +303,19 @@ fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -
             let _ = write!(out, "{}", crate::config::json_schema());
             return 0;
         }
-        Command::Explain { code } => {
+        Command::Explain { code: None } => {
+            // Every code with its title, in number order: what a designer scans for "GT0…".
+            for c in crate::diag::Code::ALL {
+                let _ = writeln!(
+                    out,
+                    "{}  {}",
+                    c.as_str(),
+                    crate::diag::lang::title(*c, lang)
+                );
+            }
+            return 0;
+        }
+        Command::Explain { code: Some(code) } => {
             return match crate::diag::code::explain_in(&code, lang) {
                 Some(text) => {
                     let _ = writeln!(out, "{text}");
