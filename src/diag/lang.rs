@@ -548,6 +548,17 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_spaces_a_latin_part_only() {
+        let key = "note: {} has {} error{} (gentable check shows them); a cell that does not read is shown as written, with its code";
+        // A Chinese part meets the ideograph after it directly, a Latin one with a space (helper-17 saw
+        // "工作区 有").
+        let zh = frame(Lang::Zh, key, &[&"工作区", &1, &""]);
+        assert!(zh.starts_with("注：工作区有 1 个错误"), "{zh}");
+        let zh = frame(Lang::Zh, key, &[&"HEAD", &2, &"s"]);
+        assert!(zh.starts_with("注：HEAD 有 2 个错误"), "{zh}");
+    }
+
+    #[test]
     fn templates_copy_parts_and_translate_the_marked_ones() {
         assert_eq!(
             translate("expected an integer, found \"abc\"").as_deref(),

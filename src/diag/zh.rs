@@ -1198,7 +1198,7 @@ pub const FRAMES: &[(&str, &str)] = &[
     ("{} holds no project file {}", "{0} 中没有项目文件 {1}"),
     ("{} is neither a folder nor a git revision of the repository holding {}", "{0} 既不是文件夹，也不是 {1} 所在仓库的 git 版本"),
     ("error: {}", "错误：{0}"),
-    ("note: {} has {} error{} (gentable check shows them); a cell that does not read is shown as written, with its code", "注：{0} 有 {1} 个错误（gentable check 会列出）；无法读取的单元格按原样显示，并附上错误代码"),
+    ("note: {} has {} error{} (gentable check shows them); a cell that does not read is shown as written, with its code", "注：{0}有 {1} 个错误（gentable check 会列出）；无法读取的单元格按原样显示，并附上错误代码"),
     // gentable report (HTML pages; report.js fills {0}, {1} of the count)
     ("gentable project", "gentable 项目"),
     ("report", "报告"),
