@@ -163,6 +163,12 @@ fn a_commit_that_edits_two_cells_diffs_as_exactly_those_two_changes() {
         md.contains("| `Knight` | AiWeight | `4` | `5` | Table/PieceType.csv:13:I |"),
         "{md}"
     );
+    // One blank line between a table's name and its rows (helper-17 saw two).
+    assert!(
+        md.contains("**PieceType**\n\n| row | field | old | new | at |\n"),
+        "{md}"
+    );
+    assert!(!md.contains("\n\n\n"), "{md}");
 
     // In Chinese (--lang zh or a zh locale) the frame is Chinese; names, cells and places are as written; the
     // JSON is the same in every language.

@@ -700,12 +700,14 @@ pub fn markdown(d: &Diff, lang: Lang) -> String {
                 .iter()
                 .map(|f| frame(lang, "field `{}` removed", &[f])),
         );
+        // One blank line between the table's name, its notes and its rows.
+        let gap = if notes.is_empty() { "" } else { "\n" };
         for n in notes {
             out.push_str(&format!("- {n}\n"));
         }
         if !t.rows_changed.is_empty() || !t.rows_added.is_empty() || !t.rows_removed.is_empty() {
             out.push_str(&format!(
-                "\n{}\n|---|---|---|---|---|\n",
+                "{gap}{}\n|---|---|---|---|---|\n",
                 frame(lang, "| row | field | old | new | at |", &[])
             ));
             for r in &t.rows_changed {
