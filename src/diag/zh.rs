@@ -887,7 +887,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("note: the text holds characters that are invisible or reorder what is shown; they are written escaped: {}", "注：文本中有不可见或会改变显示顺序的字符；它们以转义形式写出：{0}"),
     // import/: Luban notes
     ("the root element is <{}>, expected <module>", "根元素是 <{0}>，应为 <module>"),
-    ("a field variant (`name@en`): not read", "字段变体（`name@en`）：不读取"),
+    ("a field variant (`field@variant`, a column per language or platform): not read", "字段变体（`字段@变体`，每种语言或平台一列）：不读取"),
     ("multi-level title (sub-columns named in a second ##var row, {} …) : not read", "多级标题（在第二个 ##var 行中命名的子列，{0} …）：不读取"),
     ("a bean or map spread over merged columns: not read (write it in one cell)", "分布在合并列上的 bean 或 map：不读取（请写在一个单元格中）"),
     ("table {} reads {}, which does not exist under {}", "表 {0} 读取 {1}，但 {2} 下没有它"),

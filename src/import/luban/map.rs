@@ -936,7 +936,8 @@ fn sheet_header(
                 if name == "__type__" {
                     "a `__type__` column (polymorphic rows): not read".into()
                 } else {
-                    "a field variant (`name@en`): not read".into()
+                    "a field variant (`field@variant`, a column per language or platform): not read"
+                        .into()
                 },
             ));
             continue;
