@@ -930,35 +930,52 @@ impl Gen<'_> {
                     .join("\n")
             ));
         }
-        if vm.binary {
-            let mut bin_calls = vec![];
-            for (k, part) in vm.part_bins.chunks(PART_FIELDS).enumerate() {
-                let f = format!("read{name}Bin${}", k + 1);
-                bin_calls.push(format!("{f}(b, r);"));
-                vm.helpers.push(format!(
-                    "/** Reads fields {}–{} of {name} from the binary format, in declaration order (one part of its binary reader). */\nfunction {f}(b: rt.Bin, r: rt.Mutable<{name}>): void {{\n{}\n}}",
+        // Parts of plain statements: `(calls, helper functions)` for `stmts`, each part `function {f}$k(...)`.
+        let plain =
+            |stmts: &[String], f: &str, args: &str, params: &str, (what, how): (&str, &str)| {
+                let mut calls = vec![];
+                let mut helpers = vec![];
+                for (k, part) in stmts.chunks(PART_FIELDS).enumerate() {
+                    let f = format!("{f}${}", k + 1);
+                    calls.push(format!("{f}({args});"));
+                    helpers.push(format!(
+                    "/** {what} {}–{} of {name}{how} */\nfunction {f}({params}): void {{\n{}\n}}",
                     k * PART_FIELDS + 1,
                     k * PART_FIELDS + part.len(),
                     part.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
                 ));
-            }
+                }
+                (calls, helpers)
+            };
+        if vm.binary {
+            let (calls, helpers) = plain(
+                &vm.part_bins,
+                &format!("read{name}Bin"),
+                "b, r",
+                &format!("b: rt.Bin, r: rt.Mutable<{name}>"),
+                (
+                    "Reads fields",
+                    " from the binary format, in declaration order (one part of its binary reader).",
+                ),
+            );
+            vm.helpers.extend(helpers);
             vm.bin_locals.clear();
             vm.bin_entries = vm.shadows.clone();
-            vm.bin_optional = bin_calls;
-        }
-        let mut write_calls = vec![];
-        for (k, part) in vm.writes.chunks(PART_FIELDS).enumerate().filter(|_| writer) {
-            let f = format!("write{name}${}", k + 1);
-            write_calls.push(format!("{f}(r, out);"));
-            vm.helpers.push(format!(
-                "/** Writes members {}–{} of {name}'s canonical JSON, in canonical order (one part of its writer). */\nfunction {f}(r: {name}, out: string[]): void {{\n{}\n}}",
-                k * PART_FIELDS + 1,
-                k * PART_FIELDS + part.len(),
-                part.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n")
-            ));
+            vm.bin_optional = calls;
         }
         if writer {
-            vm.writes = write_calls;
+            let (calls, helpers) = plain(
+                &vm.writes,
+                &format!("write{name}"),
+                "r, out",
+                &format!("r: {name}, out: string[]"),
+                (
+                    "Writes members",
+                    "'s canonical JSON, in canonical order (one part of its writer).",
+                ),
+            );
+            vm.helpers.extend(helpers);
+            vm.writes = calls;
         }
         vm.checks.clear();
         vm.required = vm.shadows.clone();
