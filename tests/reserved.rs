@@ -435,15 +435,24 @@ fn collisions(out: &mut BTreeMap<String, String>) {
                 "Key": {"type": "string"},
                 "T": {"type": "string", "x-gentable-foreignKey": "Target"},
                 "GentableLink": {"type": "integer"},
-                "NameKey": {"type": "string", "x-gentable-text": true}
+                "NameKey": {"type": "string", "x-gentable-text": true},
+                "Open": {"$ref": "#/$defs/Open"}
             }),
-            // A unique key gets lookups only when its fields are required.
-            serde_json::json!({"x-gentable-unique": [["Key"]], "required": ["Id", "Key"]}),
+            // A unique key gets lookups only when its fields are required. An open record with a reference
+            // (helper-18: its TypeScript literal lacked the reference property, TS2741).
+            serde_json::json!({
+                "x-gentable-unique": [["Key"]],
+                "required": ["Id", "Key"],
+                "$defs": {"Open": {"type": "object",
+                    "properties": {"t": {"type": "string", "x-gentable-foreignKey": "Target"}},
+                    "additionalProperties": {"type": "integer"}}}
+            }),
         ),
     );
     out.insert(
         "collisions/Table/Item.csv".into(),
-        "Id,Key,T,GentableLink,NameKey\n1,a,A,10,Item_1\n2,b,B,20,Item_2\n".into(),
+        "Id,Key,T,GentableLink,NameKey,Open\n1,a,A,10,Item_1,\"{\"\"t\"\":\"\"B\"\",\"\"zz\"\":2}\"\n2,b,B,20,Item_2,\n"
+            .into(),
     );
     // 400 optional fields of four kinds: text, integer, enum, reference.
     let mut props = serde_json::Map::new();

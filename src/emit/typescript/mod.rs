@@ -381,6 +381,31 @@ struct ClassVm {
     shadows: Vec<String>,
 }
 
+/// Whether a reader builds its object literal with `as` (`{ … } as rt.Mutable<Name>`): a type whose objects
+/// gain typed references at link time (the literal lacks them), or with a property named like an
+/// `Object.prototype` member (which TypeScript's literal check confuses with the inherited one).
+fn cast(linked: bool, idents: &[String]) -> bool {
+    linked || idents.iter().any(|i| INHERITED.contains(&i.as_str()))
+}
+
+/// The first line of a reader's object literal (see [`cast`]).
+fn literal_start(name: &str, cast: bool) -> String {
+    if cast {
+        "    const r = {".into()
+    } else {
+        format!("    const r: rt.Mutable<{name}> = {{")
+    }
+}
+
+/// The last line of a reader's object literal (see [`cast`]).
+fn literal_end(name: &str, cast: bool) -> String {
+    if cast {
+        format!("    }} as rt.Mutable<{name}>;")
+    } else {
+        "    };".into()
+    }
+}
+
 /// The most fields one generated TypeScript function reads or writes: TypeScript's control-flow analysis
 /// gives up on a function with a few hundred field checks (error TS2563, "too large for control flow
 /// analysis": a table of 336 optional integer fields was enough), so bigger rows and records are read and
@@ -1049,7 +1074,7 @@ impl Gen<'_> {
             format!("export function read{name}(v: unknown, at: rt.At): {name} {{"),
             "  const o = rt.object(v, at);".into(),
             "  try {".into(),
-            format!("    const r: rt.Mutable<{name}> = {{"),
+            literal_start(name, cast(linked, idents)),
         ];
         let mut optional = vec![];
         for (i, (f, ident)) in r.fields[..n].iter().zip(idents).enumerate() {
@@ -1076,7 +1101,7 @@ impl Gen<'_> {
                 self.read(vt, "v1", "a1", 2)
             ));
         }
-        lines.push("    };".into());
+        lines.push(literal_end(name, cast(linked, idents)));
         lines.extend(optional);
         lines.push(format!(
             "    return {};",
@@ -1131,7 +1156,7 @@ impl Gen<'_> {
             format!("export function read{name}(v: unknown, at: rt.At): {name} {{"),
             format!("  const a = rt.tuple(v, at, {min}, {max});"),
             "  try {".into(),
-            format!("    const r: rt.Mutable<{name}> = {{"),
+            literal_start(name, cast(linked, idents)),
         ];
         let mut optional = vec![];
         for (i, (f, ident)) in r.fields.iter().zip(idents).enumerate() {
@@ -1155,7 +1180,7 @@ impl Gen<'_> {
                 ));
             }
         }
-        lines.push("    };".into());
+        lines.push(literal_end(name, cast(linked, idents)));
         lines.extend(optional);
         lines.push(format!(
             "    return {};",

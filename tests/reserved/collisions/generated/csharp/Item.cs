@@ -16,6 +16,8 @@ namespace Reserved.Collisions
 
         public string NameKey { get; }
 
+        public Open Open { get; }
+
         /// <summary>
         /// The <see cref="Target"/> row that <see cref="T"/> names (x-gentable-foreignKey), resolved at load.
         /// </summary>
@@ -25,13 +27,14 @@ namespace Reserved.Collisions
         public ItemId Key_ { get { return new ItemId(this.Id); } }
 
         /// <summary>Creates a <see cref="Item"/> from its fields.</summary>
-        public Item(int id, string key, string t, int? gentableLink, string nameKey)
+        public Item(int id, string key, string t, int? gentableLink, string nameKey, Open open)
         {
             this.Id = id;
             this.Key = key;
             this.T = t;
             this.GentableLink_ = gentableLink;
             this.NameKey = nameKey;
+            this.Open = open;
         }
 
         /// <summary>Resolves the typed references (once, at load).</summary>
@@ -46,6 +49,13 @@ namespace Reserved.Collisions
                     x0 = y0;
                 }
                 this.TRef = x0;
+            }
+            {
+                if (this.Open != null)
+                {
+                    try { this.Open.GentableLink(t); }
+                    catch (GentableLinkFault e0) { throw e0.Within("Open"); }
+                }
             }
         }
 
@@ -143,7 +153,8 @@ namespace Reserved.Collisions
             string f2 = default(string);
             int? f3 = default(int?);
             string f4 = default(string);
-            r.BeginObject(KeysItem ?? GentableKeys.Once(ref KeysItem, new string[] { "GentableLink", "Id", "Key", "NameKey", "T" }, new bool[] { false, true, true, false, false }));
+            Open f5 = default(Open);
+            r.BeginObject(KeysItem ?? GentableKeys.Once(ref KeysItem, new string[] { "GentableLink", "Id", "Key", "NameKey", "Open", "T" }, new bool[] { false, true, true, false, false, false }));
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)
@@ -152,15 +163,16 @@ namespace Reserved.Collisions
                     case 1: f0 = r.ReadI32(); break;
                     case 2: f1 = r.ReadString(); break;
                     case 3: f4 = r.ReadString(); break;
-                    case 4: f2 = r.ReadString(); break;
+                    case 4: f5 = GentableCodec.ReadOpen(r); break;
+                    case 5: f2 = r.ReadString(); break;
                 }
             }
-            return new Item(f0, f1, f2, f3, f4);
+            return new Item(f0, f1, f2, f3, f4, f5);
         }
 
         internal static Item ReadItem(GentableBinary r)
         {
-            return new Item(r.ReadI32(), r.ReadString(), r.TryNull() ? default(string) : r.ReadString(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(string) : r.ReadString());
+            return new Item(r.ReadI32(), r.ReadString(), r.TryNull() ? default(string) : r.ReadString(), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(string) : r.ReadString(), r.TryNull() ? default(Open) : GentableCodec.ReadOpen(r));
         }
 
         internal static void WriteItem(global::System.Text.StringBuilder sb, Item r)
@@ -171,6 +183,7 @@ namespace Reserved.Collisions
             GentableCanonical.Key(sb, ref first, "\"Id\":"); GentableCanonical.WriteSigned(sb, r.Id);
             GentableCanonical.Key(sb, ref first, "\"Key\":"); GentableCanonical.WriteString(sb, r.Key);
             if (r.NameKey != null) { GentableCanonical.Key(sb, ref first, "\"NameKey\":"); GentableCanonical.WriteString(sb, r.NameKey); }
+            if (r.Open != null) { GentableCanonical.Key(sb, ref first, "\"Open\":"); GentableCodec.WriteOpen(sb, r.Open); }
             if (r.T != null) { GentableCanonical.Key(sb, ref first, "\"T\":"); GentableCanonical.WriteString(sb, r.T); }
             sb.Append('}');
         }

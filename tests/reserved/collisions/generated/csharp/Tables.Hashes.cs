@@ -10,13 +10,13 @@ namespace Reserved.Collisions
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "31399fdf733e917fcad74102918b0c9bef026d69fea86dbfe1a27a0fd3b6b8ea";
+        public const string ContentHash = "c47eb3400ff49d8eceaebffc9bb8515f897af26215f44c63c685b56f4fcf965e";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "31399fdf733e917fcad74102918b0c9bef026d69fea86dbfe1a27a0fd3b6b8ea";
+        public const string ProjectHash = "c47eb3400ff49d8eceaebffc9bb8515f897af26215f44c63c685b56f4fcf965e";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -26,7 +26,7 @@ namespace Reserved.Collisions
         {
             switch (table)
             {
-                case "Item": return new[] { "86b344c6314a907b7a5184f3ab39764874027f9b9b32cfdd77d0b7b87a7eb849", "c329eb075322ad3bc628376bb4898796726c9a524ddd0aab9f6a2633fbabc778" };
+                case "Item": return new[] { "3849a104645417321297000385bb0ae42e71e38560bcecba4a5b4ab34dcd46f5", "c3ff25cc4142b54756be105ad6f0990d0476e2d6cec81178314919c6f1c93060" };
                 case "Target": return new[] { "2165a2d1b18f3e88e117cce1173e39512db21b7134393cf1bf912619e40649c8", "d094114480885cc49912f5fd32fedb870d2281f29fb6743d32b0d779f43ecc71" };
                 case "Text": return new[] { "cb23fc9cc48b08edf4fee8955f9b332419a61f59cdaa05f2380fe8cea9d9aaeb", "e7db8f3b005e276fe962e94788bb7cb24bd23456a25fb44fb5f783d959771450" };
                 case "Wide": return new[] { "59ab116b1ef80b80971d84e695e3a6498df8d432a66327b3ece4861e76732f80", "41aa7058843438c2dbe3061d0869b8e46936dfda4da2f809afab78db5f550ae7" };

@@ -10,6 +10,7 @@ import { WideTable, readWide, readWideBin, writeWide, linkWide } from "./tables/
 
 export { GentableDataError } from "./runtime.js";
 export { WideF002, WideF006, WideF010, WideF014, WideF018, WideF022, WideF026, WideF030, WideF034, WideF038, WideF042, WideF046, WideF050, WideF054, WideF058, WideF062, WideF066, WideF070, WideF074, WideF078, WideF082, WideF086, WideF090, WideF094, WideF098, WideF102, WideF106, WideF110, WideF114, WideF118, WideF122, WideF126, WideF130, WideF134, WideF138, WideF142, WideF146, WideF150, WideF154, WideF158, WideF162, WideF166, WideF170, WideF174, WideF178, WideF182, WideF186, WideF190, WideF194, WideF198, WideF202, WideF206, WideF210, WideF214, WideF218, WideF222, WideF226, WideF230, WideF234, WideF238, WideF242, WideF246, WideF250, WideF254, WideF258, WideF262, WideF266, WideF270, WideF274, WideF278, WideF282, WideF286, WideF290, WideF294, WideF298, WideF302, WideF306, WideF310, WideF314, WideF318, WideF322, WideF326, WideF330, WideF334, WideF338, WideF342, WideF346, WideF350, WideF354, WideF358, WideF362, WideF366, WideF370, WideF374, WideF378, WideF382, WideF386, WideF390, WideF394, WideF398 } from "./enums.js";
+export type { Open } from "./records.js";
 export { type Item, ItemTable } from "./tables/Item.js";
 export { type Target, TargetTable } from "./tables/Target.js";
 export { type Text, TextTable } from "./tables/Text.js";
@@ -99,8 +100,9 @@ export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
 }
 
 /**
- * The canonical JSON (RFC 8785) of every table by table name: byte-identical to
- * `generated/data/<Table>.json` for data loaded from there.
+ * The canonical JSON (RFC 8785) of every table's rows by table name: for data loaded from
+ * `generated/data/<Table>.json`, the same bytes as that file's `rows` array without its line breaks (the file
+ * adds its `gentable` header and one row per line).
  */
 export function canonicalTables(t: Tables): Record<string, string> {
   return Object.fromEntries([

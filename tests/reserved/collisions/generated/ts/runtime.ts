@@ -1092,3 +1092,41 @@ export function binSingle<T>(bytes: Uint8Array, file: string, table: string, has
   if (all.length !== 1) throw new GentableDataError(file + ": a singleton table has " + String(all.length) + " rows, not one (table " + table + ")", file, table);
   return all[0] as T;
 }
+
+/** A tuple: a JSON array of `min` to `max` items (`max` -1: no bound). */
+export function tuple(v: unknown, at: At, min: number, max: number): readonly unknown[] {
+  if (!Array.isArray(v)) return fail(at, "an array (a tuple)", v);
+  if (v.length < min || (max >= 0 && v.length > max)) {
+    return fail(at, max < 0 ? "a tuple of at least " + String(min) + " items" : "a tuple of " + String(min) + " to " + String(max) + " items", v);
+  }
+  return v;
+}
+
+/** Tuple item `i` that may be left out: `undefined` when absent (never `null`). */
+export function item(a: readonly unknown[], i: number): unknown {
+  if (i >= a.length) return undefined;
+  const x = a[i];
+  return x === null ? fail(i, "a value (an absent tuple item is left out, not null)", x) : x;
+}
+
+/** The items of a tuple after its first `from`. */
+export function rest<T>(a: readonly unknown[], from: number, read: (v: unknown, at: At) => T): readonly T[] {
+  const out: T[] = [];
+  for (let i = from; i < a.length; i++) out.push(read(a[i], i));
+  return Object.freeze(out);
+}
+
+/** The members of the JSON object `o` outside `fields`: an open record's extra members. */
+export function extra<V>(o: JsonObject, fields: ReadonlySet<string>, value: (v: unknown, at: At) => V): ReadonlyMap<string, V> {
+  const m = new Map<string, V>();
+  for (const k of Object.keys(o)) {
+    if (!fields.has(k)) m.set(k, value(o[k], k));
+  }
+  return m;
+}
+
+/** An object of `members` (name, canonical value text), written in RFC 8785 order. */
+export function wMembers(members: [string, string][]): string {
+  members.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return "{" + members.map(([k, v]) => JSON.stringify(k) + ":" + v).join(",") + "}";
+}

@@ -18,6 +18,8 @@ pub struct Item {
     pub gentable_link: Option<i32>,
     /// Column `NameKey`.
     pub name_key: Option<&'static str>,
+    /// Column `Open`.
+    pub open: Option<crate::records::Open>,
 }
 #[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Item {
@@ -31,6 +33,9 @@ impl crate::canonical::Canonical for Item {
         crate::canonical::member(out, &mut first, "Key", &self.key);
         if let Some(v) = &self.name_key {
             crate::canonical::member(out, &mut first, "NameKey", v);
+        }
+        if let Some(v) = &self.open {
+            crate::canonical::member(out, &mut first, "Open", v);
         }
         if let Some(v) = &self.t {
             crate::canonical::member(out, &mut first, "T", v);
@@ -55,6 +60,7 @@ impl crate::runtime::Row for Item {
             t: if r.present() { Some(crate::target::TargetId(r.str())) } else { None },
             gentable_link: if r.present() { Some(r.i32()) } else { None },
             name_key: if r.present() { Some(r.str()) } else { None },
+            open: if r.present() { Some(crate::records::Open::decode(r)?) } else { None },
         };
         r.check(v)
     }
@@ -71,7 +77,7 @@ impl Item {
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
-pub const SCHEMA_HASH: &str = "c329eb075322ad3bc628376bb4898796726c9a524ddd0aab9f6a2633fbabc778";
+pub const SCHEMA_HASH: &str = "c3ff25cc4142b54756be105ad6f0990d0476e2d6cec81178314919c6f1c93060";
 /// The rows of `Item`, decoded on first use from the embedded `data/Item.bytes`.
 pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,

@@ -13,6 +13,7 @@ mod runtime;
 pub mod types;
 pub use runtime::DataError;
 pub use enums::*;
+pub use records::*;
 pub mod item;
 pub use item::{Item, ItemId};
 pub mod target;
@@ -46,7 +47,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_reserved_collisions_7dc18ef36010bb11_embedded"]
+    #[link_name = "gentable_v1_reserved_collisions_8158a319df52c0c0_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,
