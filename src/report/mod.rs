@@ -78,7 +78,10 @@ pub fn run(req: &ReportRequest) -> Outcome {
                     &[
                         &ins.project.tables.len(),
                         &crate::diag::lang::plural(ins.project.tables.len()),
-                        &dir.join("index.html").display(),
+                        &dir.strip_prefix(".")
+                            .unwrap_or(&dir)
+                            .join("index.html")
+                            .display(),
                         &files.len(),
                         &crate::diag::lang::counts(req.lang, e, w),
                     ],

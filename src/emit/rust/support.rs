@@ -248,7 +248,7 @@ impl crate::canonical::Canonical for Duration {
 
 /// The generated crate's `canonical` module: RFC 8785 writer with ECMAScript number formatting.
 pub const CANONICAL_RS: &str = r#"
-//! RFC 8785 (JCS) canonical JSON of the tables, byte-identical to gentable's `generated/data/*.json`.
+//! RFC 8785 (JCS) canonical JSON of the tables: the rows' bytes of gentable's `generated/data/*.json`.
 
 /// A value that writes itself as canonical JSON.
 pub trait Canonical {

@@ -142,8 +142,9 @@ export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
 }
 
 /**
- * The canonical JSON (RFC 8785) of every table by table name: byte-identical to
- * `generated/data/<Table>.json` for data loaded from there.
+ * The canonical JSON (RFC 8785) of every table's rows by table name: for data loaded from
+ * `generated/data/<Table>.json`, the same bytes as that file's `rows` array without its line breaks (the file
+ * adds its `gentable` header and one row per line).
  */
 export function canonicalTables(t: Tables): Record<string, string> {
   return Object.fromEntries([

@@ -1777,7 +1777,7 @@ namespace Northwall.GameConfig
     }
 
     /// <summary>
-    /// Writes canonical JSON (RFC 8785, JCS) byte-identical to gentable's <c>generated/data/*.json</c>.
+    /// Writes canonical JSON (RFC 8785, JCS): the rows' bytes of gentable's <c>generated/data/*.json</c>.
     /// </summary>
     internal static class GentableCanonical
     {

@@ -1784,7 +1784,7 @@ namespace Torture.Tables
     }
 
     /// <summary>
-    /// Writes canonical JSON (RFC 8785, JCS) byte-identical to gentable's <c>generated/data/*.json</c>.
+    /// Writes canonical JSON (RFC 8785, JCS): the rows' bytes of gentable's <c>generated/data/*.json</c>.
     /// </summary>
     internal static class GentableCanonical
     {

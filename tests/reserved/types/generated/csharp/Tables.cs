@@ -90,8 +90,9 @@ namespace Reserved.Types
         }
 
         /// <summary>
-        /// The canonical JSON (RFC 8785) of every table by table name: byte-identical to
-        /// <c>generated/data/&lt;Table&gt;.json</c> for data loaded from there.
+        /// The canonical JSON (RFC 8785) of every table's rows by table name: for data loaded from
+        /// <c>generated/data/&lt;Table&gt;.json</c>, the same bytes as that file's <c>rows</c> array without its
+        /// line breaks (the file adds its <c>gentable</c> header and one row per line).
         /// </summary>
         public global::System.Collections.Generic.SortedDictionary<string, string> ToCanonicalJson()
         {
