@@ -177,8 +177,9 @@ fn the_node_server_navigates_typed_references_and_reloads() {
             )
         })
         .collect();
+    let cells = data("InitPosition");
     let material = |side: &str| -> i64 {
-        data("InitPosition")
+        cells
             .iter()
             .filter(|c| c["Side"] == side)
             .filter_map(|c| c["Piece"].as_str().map(|p| weights[p]))

@@ -211,9 +211,7 @@ pub fn run(req: &Request) -> Outcome {
         Context::wants_progress(req.quiet),
     );
     let dir = loaded.generated_dir();
-    // As messages name it: `generated/…`, like the tables' `Table/…`, not `./generated/…` (GitHub annotations
-    // and every other location are relative to the project folder without a `./`).
-    let shown = dir.strip_prefix(".").unwrap_or(&dir).to_path_buf();
+    let shown = crate::diag::shown_path(&dir);
     // `build --check` compares every file, so it never rebuilds only some tables.
     let check = manifest::check(&loaded, &ctx);
     let plan = Plan::make(check.as_ref(), &ctx, req.action != Action::Check);

@@ -194,6 +194,12 @@ impl Diagnostics {
     }
 }
 
+/// A path as messages show it: relative to the project folder without a leading `./` (`generated/…`, like
+/// `Table/PieceType.csv` and GitHub annotations), whatever the project file's folder was given as.
+pub fn shown_path(p: &std::path::Path) -> std::path::PathBuf {
+    p.strip_prefix(".").unwrap_or(p).to_path_buf()
+}
+
 /// 0-based column index → A1 letters (`0` → `A`, `26` → `AA`).
 pub fn column_letters(mut col: usize) -> String {
     let mut s = Vec::new();

@@ -78,10 +78,7 @@ pub fn run(req: &ReportRequest) -> Outcome {
                     &[
                         &ins.project.tables.len(),
                         &crate::diag::lang::plural(ins.project.tables.len()),
-                        &dir.strip_prefix(".")
-                            .unwrap_or(&dir)
-                            .join("index.html")
-                            .display(),
+                        &crate::diag::shown_path(&dir).join("index.html").display(),
                         &files.len(),
                         &crate::diag::lang::counts(req.lang, e, w),
                     ],

@@ -97,14 +97,15 @@ impl Backend for CSharp {
             .templates
             .as_ref()
             .map(|p| ctx.root.join(p));
+        let text = super::front::localization(ctx)?;
         Ok(Gen {
             project: ctx.project,
             names: Names::new(ctx.project)?,
             ns: naming::csharp_namespace(&ctx.config.csharp.namespace),
-            text: super::front::localization(ctx)?,
+            props: table_properties(ctx.project, text.is_some())?,
+            text,
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
             linked: Linked::of(ctx.project),
-            props: table_properties(ctx.project, super::front::localization(ctx)?.is_some())?,
             binary: ctx
                 .config
                 .csharp
@@ -486,9 +487,8 @@ struct ClassVm {
     link: Vec<String>,
     /// `internal` or, in a kind of a linked union, `internal override`.
     link_modifier: String,
-    /// Expressions reading every field from a `GentableBinary r`, in declaration order (constructor arguments).
-    binary_args: String,
-    /// The same expressions one by one (see [`Gen::binary_new`]).
+    /// Expressions reading every field from a `GentableBinary r`, in declaration order (constructor
+    /// arguments, or locals first: see [`Gen::binary_new`]).
     #[serde(skip)]
     binary_reads: Vec<String>,
     /// The bodies of the reader and writer of a tuple or an open record (a closed object: `None`).
@@ -940,8 +940,6 @@ impl Gen<'_> {
         })
     }
 
-    /// `internal static <ty> Read<ty>(GentableBinary r) { <body> }`, the reader of `ty` in the binary format
-    /// (docs/data-format.md §3.3), or nothing when this output has no binary data.
     /// The statements that read a `class` from `GentableBinary r` and return it as `new {new}(…)`
     /// (`new` names the class: `Effect.Damage` for a polymorphic record's kind). A class of more than
     /// [`WIDE_FIELDS`] fields reads each field into a local first: hundreds of conditional reads as the
@@ -949,7 +947,7 @@ impl Gen<'_> {
     /// code`, seen from about 370 optional fields), although mcs compiles it.
     fn binary_new(&self, new: &str, class: &ClassVm, indent: &str) -> String {
         if class.fields.len() <= WIDE_FIELDS {
-            return format!("return new {new}({});", class.binary_args);
+            return format!("return new {new}({});", class.binary_reads.join(", "));
         }
         let mut out = String::new();
         for (i, (f, read)) in class.fields.iter().zip(&class.binary_reads).enumerate() {
@@ -960,6 +958,8 @@ impl Gen<'_> {
         out
     }
 
+    /// `internal static <ty> Read<ty>(GentableBinary r) { <body> }`, the reader of `ty` in the binary format
+    /// (docs/data-format.md §3.3), or nothing when this output has no binary data.
     fn binary_fn(&self, ty: &str, body: &str) -> String {
         if !self.binary {
             return String::new();
@@ -1299,11 +1299,6 @@ impl Gen<'_> {
             key_required: order
                 .iter()
                 .map(|&i| (!matches!(fields[i].ty, Type::Optional(_))).to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            binary_args: fields
-                .iter()
-                .map(|f| self.read(&f.ty, "r", 1))
                 .collect::<Vec<_>>()
                 .join(", "),
             binary_reads: fields.iter().map(|f| self.read(&f.ty, "r", 1)).collect(),

@@ -1364,7 +1364,7 @@ impl Gen<'_> {
             required: vec![],
             checks: vec![],
             required_count: 0,
-            inherited: idents.iter().any(|i| INHERITED.contains(&i.as_str())),
+            inherited: cast(false, &idents),
             optional: vec![],
             writes: vec![],
             refs: vec![],
@@ -1382,6 +1382,8 @@ impl Gen<'_> {
             shadows: vec![],
             name,
         };
+        // Only a type that `split` will divide needs its part statements.
+        let wide = fields.len() > PART_FIELDS;
         for (i, (f, ident)) in fields.iter().zip(&idents).enumerate() {
             let key = quoted(&f.name);
             let member = member_of("o", &f.name);
@@ -1389,6 +1391,7 @@ impl Gen<'_> {
             match &f.ty {
                 Type::Optional(inner) => {
                     let inner = strip(inner);
+                    let bread = self.bread(inner);
                     let read = match self.inline_check(inner, &x) {
                         Some(check) => format!(
                             "const {x} = {member};\n    if ({x} !== undefined) {{\n      if (!({check})) {};\n      r.{ident} = {x} as {};\n      n++;\n    }}",
@@ -1400,25 +1403,25 @@ impl Gen<'_> {
                             self.read(inner, &x, &key, 1)
                         ),
                     };
-                    vm.part_reads.push((read.clone(), true));
+                    if wide {
+                        vm.part_reads.push((read.clone(), true));
+                    }
                     vm.optional.push(read);
                     // Absent, `row.constructor` would be Object's: such a property is always set (to `undefined`).
                     let shadow = INHERITED.contains(&ident.as_str());
                     if shadow {
                         vm.required.push(format!("{ident}: undefined"));
                         vm.shadows.push(format!("{ident}: undefined"));
-                        vm.part_bins.push(format!(
-                            "r.{ident} = b.opt() ? {} : undefined;",
-                            self.bread(inner)
-                        ));
-                    } else {
-                        vm.part_bins
-                            .push(format!("if (b.opt()) r.{ident} = {};", self.bread(inner)));
                     }
-                    vm.bin_locals.push(format!(
-                        "const {x} = b.opt() ? {} : undefined;",
-                        self.bread(inner)
-                    ));
+                    if wide {
+                        vm.part_bins.push(if shadow {
+                            format!("r.{ident} = b.opt() ? {bread} : undefined;")
+                        } else {
+                            format!("if (b.opt()) r.{ident} = {bread};")
+                        });
+                    }
+                    vm.bin_locals
+                        .push(format!("const {x} = b.opt() ? {bread} : undefined;"));
                     if shadow {
                         vm.bin_entries.push(format!("{ident}: {x}"));
                     } else {
@@ -1438,11 +1441,12 @@ impl Gen<'_> {
                 }
                 ty => {
                     vm.required_count += 1;
-                    vm.bin_locals
-                        .push(format!("const {x} = {};", self.bread(ty)));
+                    let bread = self.bread(ty);
+                    if wide {
+                        vm.part_bins.push(format!("r.{ident} = {bread};"));
+                    }
+                    vm.bin_locals.push(format!("const {x} = {bread};"));
                     vm.bin_entries.push(format!("{ident}: {x}"));
-                    vm.part_bins
-                        .push(format!("r.{ident} = {};", self.bread(ty)));
                     match self.inline_check(ty, &x) {
                         Some(check) => {
                             // Checked inline (no call while the table's reader is still interpreted); the
@@ -1451,16 +1455,20 @@ impl Gen<'_> {
                                 "const {x} = {member};\n    if (!({check})) {};",
                                 self.read(ty, &x, &key, 1)
                             );
-                            vm.part_reads.push((
-                                format!("{check}\n    r.{ident} = {x} as {};", self.ty(ty)),
-                                false,
-                            ));
+                            if wide {
+                                vm.part_reads.push((
+                                    format!("{check}\n    r.{ident} = {x} as {};", self.ty(ty)),
+                                    false,
+                                ));
+                            }
                             vm.checks.push(check);
                             vm.required.push(format!("{ident}: {x} as {}", self.ty(ty)));
                         }
                         None => {
                             let read = self.read(ty, &member, &key, 1);
-                            vm.part_reads.push((format!("r.{ident} = {read};"), false));
+                            if wide {
+                                vm.part_reads.push((format!("r.{ident} = {read};"), false));
+                            }
                             vm.required.push(format!("{ident}: {read}"));
                         }
                     }
