@@ -5,6 +5,12 @@
 
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: a build allocates millions of small cells, strings and rows on
+/// both cores; glibc's per-thread arenas grew them one `mprotect` call at a time and kept more memory
+/// resident (docs/performance.md, issue 18).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     ExitCode::from(gentable::cli::main(std::env::args_os()))
 }

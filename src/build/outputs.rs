@@ -35,7 +35,7 @@ struct Folder<'a> {
 /// Render the data files of `project` into `sink` (see [`Folder`]), table by table on all cores, each file
 /// given to the sink as soon as it is rendered (so they are never all in memory), and return their hashes.
 /// The JSON files are RFC 8785 canonical data, one row per line ([`crate::emit::data::json`]); a table's
-/// binary body ([`data::binary::encode_body`]) is encoded while its JSON is rendered, and sealed with the
+/// binary body ([`data::binary::encode_unsealed`]) is encoded while its JSON is rendered, and sealed with the
 /// JSON's digest. In a one-table rebuild (`partial`), only the rebuilt tables' data is rendered (binary
 /// files: the tables of `only`), and the content hash takes the other tables' data digests from the
 /// manifest ([`super::cache::TableRecord::data`], which is what [`canonical::content_hash_of_digests`]
@@ -80,7 +80,7 @@ fn data_folder(
             // The body does not depend on the data hash (only the header does): encoded meanwhile.
             let ((text, d), body) = rayon::join(
                 || data::json::render_parts(project, t, &layout),
-                || binary.then(|| data::binary::encode_body(project, t)),
+                || binary.then(|| data::binary::encode_unsealed(project, t)),
             );
             if folder.json {
                 let parts: Vec<&[u8]> = text.iter().map(|p| p.as_bytes()).collect();
@@ -90,7 +90,7 @@ fn data_folder(
             if let Some(body) = body {
                 let data_hash = blake3::Hash::from_bytes(d).to_hex();
                 let bytes = body
-                    .and_then(|b| data::binary::seal(&b, data_hash.as_str(), &layout))
+                    .and_then(|b| b.seal(data_hash.as_str(), &layout))
                     .with_context(|| format!("table {}", t.name))?;
                 for b in &folder.binary {
                     sink.put(&format!("{b}/{}.bytes", t.name), &bytes);

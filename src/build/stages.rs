@@ -507,13 +507,11 @@ pub(crate) fn type_tables(
             let typed = crate::typing::type_table(
                 project,
                 ts,
-                &sources,
+                sources,
                 loaded.config.tables.get(&ts.name),
                 &loaded.config.limits,
                 &mut d,
             );
-            // The raw rows are not needed any more: free them now, not at the end of the build.
-            drop(sources);
             ctx.tick();
             (i, table_of(ts, typed.rows), d, typed.complete)
         })

@@ -135,7 +135,7 @@ pub struct Typed {
 pub fn type_table(
     project: &Project,
     schema: &TableSchema,
-    sources: &[RawTable],
+    sources: Vec<RawTable>,
     ov: Option<&TableOverride>,
     limits: &Limits,
     diags: &mut Vec<Diagnostic>,
@@ -144,7 +144,8 @@ pub fn type_table(
     let mut complete = true;
     let layout = Layout::of(ov, limits);
     let from = diags.len();
-    for src in sources {
+    for mut owned in sources {
+        let src = &owned;
         // A source that could not be read at all was reported by the reader; its rows are unknown.
         if src.unread {
             complete = false;
@@ -310,23 +311,31 @@ pub fn type_table(
             continue;
         }
         // 3. Data rows: a big source is typed in chunks on all cores (rows and diagnostics keep their order).
-        let one = |raw: &RawRow, d: &mut Vec<Diagnostic>| {
+        //    Each raw row's cells are freed as soon as it is typed, so that the raw and the typed form of a
+        //    big table are not both held whole (issue 18: peak memory).
+        let mut raw_rows = std::mem::take(&mut owned.rows);
+        let src = &owned;
+        let one = |raw: &mut RawRow, d: &mut Vec<Diagnostic>| {
             if !is_data(raw) {
                 return None;
             }
-            Some(type_row(
-                project, schema, &columns, raw, src, &covered, &layout, d,
-            ))
+            let row = type_row(project, schema, &columns, raw, src, &covered, &layout, d);
+            raw.cells = Vec::new();
+            Some(row)
         };
+        let data = &mut raw_rows[hp + 1..];
         if data.len() < PARALLEL_ROWS {
-            rows.extend(data.iter().filter_map(|raw| one(raw, diags)));
+            rows.extend(data.iter_mut().filter_map(|raw| one(raw, diags)));
         } else {
             use rayon::prelude::*;
             let chunks: Vec<(Vec<Row>, Vec<Diagnostic>)> = data
-                .par_chunks(PARALLEL_ROWS / 4)
+                .par_chunks_mut(PARALLEL_ROWS / 4)
                 .map(|chunk| {
                     let mut d = vec![];
-                    let r = chunk.iter().filter_map(|raw| one(raw, &mut d)).collect();
+                    let r = chunk
+                        .iter_mut()
+                        .filter_map(|raw| one(raw, &mut d))
+                        .collect();
                     (r, d)
                 })
                 .collect();

@@ -99,21 +99,18 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                 };
                 // Stable sort: the first occurrence in source order stays first. `order = "source"` tables
                 // are sorted too (to find duplicates) and put back in source order afterwards.
-                let mut tagged: Vec<(usize, Row)> = std::mem::take(&mut t.rows)
-                    .into_iter()
-                    .enumerate()
-                    .collect();
-                tagged.sort_by(|a, b| cmp(&a.1, &b.1));
-                let (positions, rows): (Vec<usize>, Vec<Row>) = tagged.into_iter().unzip();
-                t.rows = rows;
+                // The rows are sorted as a permutation of their positions and moved once, at the end: a
+                // big table's rows are not copied into temporary vectors (issue 18: peak memory).
+                let mut order: Vec<usize> = (0..t.rows.len()).collect();
+                order.sort_by(|&a, &b| cmp(&t.rows[a], &t.rows[b]));
                 let mut dup_idx = BTreeSet::new();
                 let keyless = |r: &Row| pk.iter().any(|&i| r.failed(i));
-                for i in 1..t.rows.len() {
-                    if keyless(&t.rows[i - 1]) || keyless(&t.rows[i]) {
+                for i in 1..order.len() {
+                    let (first, second) = (&t.rows[order[i - 1]], &t.rows[order[i]]);
+                    if keyless(first) || keyless(second) {
                         continue;
                     }
-                    if cmp(&t.rows[i - 1], &t.rows[i]) == Ordering::Equal {
-                        let (first, second) = (&t.rows[i - 1], &t.rows[i]);
+                    if cmp(first, second) == Ordering::Equal {
                         let col = pk.first().and_then(|&c| second.column(c));
                         let pcol = pk.first().and_then(|&c| first.column(c));
                         let key = key_text(&pk, second);
@@ -146,17 +143,21 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                     }
                 }
                 // Keep the first of each duplicate group so that lookups stay well-defined.
-                let mut kept: Vec<(usize, Row)> = std::mem::take(&mut t.rows)
+                let mut kept: Vec<usize> = order
                     .into_iter()
-                    .zip(positions)
                     .enumerate()
                     .filter(|(i, _)| !dup_idx.contains(i))
-                    .map(|(_, (row, pos))| (pos, row))
+                    .map(|(_, pos)| pos)
                     .collect();
                 if t.source_order {
-                    kept.sort_by_key(|(pos, _)| *pos);
+                    kept.sort_unstable();
                 }
-                t.rows = kept.into_iter().map(|(_, row)| row).collect();
+                let mut slots: Vec<Option<Row>> =
+                    std::mem::take(&mut t.rows).into_iter().map(Some).collect();
+                t.rows = kept
+                    .into_iter()
+                    .filter_map(|pos| slots[pos].take())
+                    .collect();
             }
             TableMode::List => {}
         }

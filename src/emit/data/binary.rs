@@ -33,21 +33,26 @@ const POW10: [f64; 23] = [
 pub const HEADER_LEN: usize = 152;
 
 /// The binary data file of `table`, whose canonical data hashes to `data_hash` and whose schema hash is
-/// `schema_hash` (both 64 hex digits): [`seal`] of [`encode_body`]. `Err` only if the IR breaks its
-/// invariants (a value that does not match its field's type), which validation rules out.
+/// `schema_hash` (both 64 hex digits): [`encode_unsealed`], then [`Unsealed::seal`]. `Err` only if the IR
+/// breaks its invariants (a value that does not match its field's type), which validation rules out.
 pub fn encode(
     project: &Project,
     table: &Table,
     data_hash: &str,
     schema_hash: &str,
 ) -> Result<Vec<u8>> {
-    seal(&encode_body(project, table)?, data_hash, schema_hash)
+    encode_unsealed(project, table)?.seal(data_hash, schema_hash)
 }
 
-/// Everything of `table`'s binary data file after the header: the table name, the string table, the row
-/// count and the rows. It does not depend on the hashes, so a build encodes it while the canonical JSON
-/// (whose digest is the `dataHash`) is rendered.
-pub fn encode_body(project: &Project, table: &Table) -> Result<Vec<u8>> {
+/// A binary data file whose header is not filled in yet: [`HEADER_LEN`] zero bytes, then the table name,
+/// the string table, the row count and the rows. The body does not depend on the hashes, so a build
+/// encodes it while the canonical JSON (whose digest is the `dataHash`) is rendered, then seals it in
+/// place (a big table's bytes are not copied again: issue 18, peak memory).
+#[derive(Debug)]
+pub struct Unsealed(Vec<u8>);
+
+/// Everything of `table`'s binary data file after the header (see [`Unsealed`]).
+pub fn encode_unsealed(project: &Project, table: &Table) -> Result<Unsealed> {
     let mut enc = Encoder {
         project,
         body: Vec::with_capacity(table.rows.len() * 16 * table.fields.len().max(1)),
@@ -60,37 +65,43 @@ pub fn encode_body(project: &Project, table: &Table) -> Result<Vec<u8>> {
                 .with_context(|| format!("table {} row {i} field {}", table.name, f.name))?;
         }
     }
-    let mut out = Vec::with_capacity(enc.body.len() + 64 * enc.order.len() + table.name.len() + 16);
+    let mut out = Vec::with_capacity(
+        HEADER_LEN + enc.body.len() + 64 * enc.order.len() + table.name.len() + 16,
+    );
+    out.resize(HEADER_LEN, 0);
     varint(&mut out, table.name.len() as u64);
     out.extend_from_slice(table.name.as_bytes());
     string_table(&mut out, &enc.order);
+    drop(enc.strings);
+    drop(enc.order);
     varint(&mut out, table.rows.len() as u64);
     out.extend_from_slice(&enc.body);
-    Ok(out)
+    Ok(Unsealed(out))
 }
 
-/// The whole file: the header (magic, version, flags, CRC-32, length, the two hashes as 64 hex digits
-/// each) followed by `body` ([`encode_body`]), the length and the CRC-32 of everything after the CRC field
-/// filled in.
-pub fn seal(body: &[u8], data_hash: &str, schema_hash: &str) -> Result<Vec<u8>> {
-    if data_hash.len() != 64 || schema_hash.len() != 64 {
-        bail!("hashes must be 64 hex digits");
+impl Unsealed {
+    /// The whole file: the header (magic, version, flags, CRC-32, length, the two hashes as 64 hex digits
+    /// each) filled in before the body, the length and the CRC-32 of everything after the CRC field
+    /// included. `Err` if a hash is not 64 hex digits long.
+    pub fn seal(self, data_hash: &str, schema_hash: &str) -> Result<Vec<u8>> {
+        if data_hash.len() != 64 || schema_hash.len() != 64 {
+            bail!("hashes must be 64 hex digits");
+        }
+        let mut out = self.0;
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        header.extend_from_slice(&MAGIC);
+        header.extend_from_slice(&VERSION.to_le_bytes());
+        header.extend_from_slice(&0u16.to_le_bytes());
+        header.extend_from_slice(&[0; 4]); // CRC-32, below
+        header.extend_from_slice(&(out.len() as u64).to_le_bytes());
+        header.extend_from_slice(data_hash.as_bytes());
+        header.extend_from_slice(schema_hash.as_bytes());
+        debug_assert_eq!(header.len(), HEADER_LEN);
+        out[..HEADER_LEN].copy_from_slice(&header);
+        let crc = crc32fast::hash(&out[16..]);
+        out[12..16].copy_from_slice(&crc.to_le_bytes());
+        Ok(out)
     }
-    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out.extend_from_slice(&[0; 4]); // CRC-32, below
-    out.extend_from_slice(&[0; 8]); // length, below
-    out.extend_from_slice(data_hash.as_bytes());
-    out.extend_from_slice(schema_hash.as_bytes());
-    debug_assert_eq!(out.len(), HEADER_LEN);
-    out.extend_from_slice(body);
-    let len = out.len() as u64;
-    out[16..24].copy_from_slice(&len.to_le_bytes());
-    let crc = crc32fast::hash(&out[16..]);
-    out[12..16].copy_from_slice(&crc.to_le_bytes());
-    Ok(out)
 }
 
 /// The number of coding contexts of a string table (docs/data-format.md §3.2): each has its own canonical
