@@ -292,6 +292,61 @@ fn a_commit_that_fails_at_any_step_leaves_the_old_state() {
     assert!(failures > 20);
 }
 
+/// A table of more rows than one batch of `emit::data::json::BATCH_ROWS` (160,000): its JSON data file goes
+/// to the staging folder batch by batch, its header's `dataHash` written last (issue 18). The file reads
+/// back as canonical data whose hash is in its header, `build --check` (which renders it whole) finds it
+/// current, a build without the cache finds it unchanged, and an edit of one row rebuilds it.
+#[test]
+fn a_big_table_streamed_to_the_staging_folder_is_the_file_a_check_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "gentable.toml", "[project]\nname = \"Big\"\n");
+    write(r, "schema/Big.schema.json", ID_SCHEMA);
+    let rows = 165_000;
+    let csv = |changed: &str| {
+        let mut t = String::from("Id,Name\n");
+        for i in 0..rows {
+            let name = if i == 123_456 { changed } else { "名字，「引号」" };
+            t.push_str(&format!("{i},{name}{i}\n"));
+        }
+        t
+    };
+    write(r, "Table/Big.csv", &csv("名字，「引号」"));
+    let check = |r: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_gentable"))
+            .args(["build", "--check", "-q"])
+            .current_dir(r)
+            .output()
+            .unwrap()
+    };
+    let data = |r: &Path| {
+        let text = std::fs::read_to_string(r.join("generated/data/Big.json")).unwrap();
+        let (header, canonical) = gentable::emit::data::json::parse(&text).unwrap();
+        assert_eq!(header.row_count, rows as u64);
+        assert_eq!(header.data_hash, blake3::hash(canonical.as_bytes()).to_hex().as_str());
+        text
+    };
+    let (code, err) = build(r, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let first = data(r);
+    assert!(first.contains("\"Name\":\"名字，「引号」123456\""));
+    let c = check(r);
+    assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stderr));
+    std::fs::remove_dir_all(r.join(".gentable-cache")).unwrap();
+    let (code, err) = build(r, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("(0 written"), "{err}");
+    assert_eq!(data(r), first);
+    write(r, "Table/Big.csv", &csv("改名"));
+    let (code, err) = build(r, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let edited = data(r);
+    assert!(edited.contains("\"Name\":\"改名123456\""));
+    assert_eq!(edited.len(), first.len() - "名字，「引号」".len() + "改名".len());
+    assert_eq!(check(r).status.code(), Some(0));
+    no_leftovers(r).unwrap();
+}
+
 #[test]
 fn a_folder_where_an_output_file_goes_is_refused_and_nothing_changes() {
     // main: the rename onto the folder failed half-way.

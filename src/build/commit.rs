@@ -191,6 +191,18 @@ impl Staging {
     /// the generated folder where the file must go is the user's: refused (the commit then fails and changes
     /// nothing).
     pub fn write(&self, rel: &str, parts: &[&[u8]]) -> io::Result<()> {
+        let (mut f, _) = self.create_file(rel)?;
+        for p in parts {
+            f.write_all(p)?;
+        }
+        drop(f);
+        checkpoint(&format!("wrote {rel}"))
+    }
+
+    /// The new file `rel` in the staging folder, and its path, for a file written as it is rendered
+    /// ([`super::sink::Stream`]); the caller calls [`checkpoint`] once it is complete. `Err` if the
+    /// generated folder has a folder at `rel`, or the file cannot be created.
+    pub fn create_file(&self, rel: &str) -> io::Result<(std::fs::File, PathBuf)> {
         let at = self.dir.join(rel);
         if at.is_dir() {
             return Err(io::Error::other(format!(
@@ -203,12 +215,7 @@ impl Staging {
         if let Some(p) = path.parent() {
             std::fs::create_dir_all(p)?;
         }
-        let mut f = std::fs::File::create(&path)?;
-        for p in parts {
-            f.write_all(p)?;
-        }
-        drop(f);
-        checkpoint(&format!("wrote {rel}"))
+        Ok((std::fs::File::create(&path)?, path))
     }
 
     /// Complete the commit (see the module docs): every file of the old folder that is neither in

@@ -78,15 +78,30 @@ fn data_folder(
             let layout = data::schema_hash(project, t);
             let binary = !folder.binary.is_empty() && only.is_none_or(|o| o.contains(&t.name));
             // The body does not depend on the data hash (only the header does): encoded meanwhile.
-            let ((text, d), body) = rayon::join(
-                || data::json::render_parts(project, t, &layout),
-                || binary.then(|| data::binary::encode_unsealed(project, t)),
-            );
-            if folder.json {
-                let parts: Vec<&[u8]> = text.iter().map(|p| p.as_bytes()).collect();
-                sink.put_parts(&format!("{dir}/{}.json", t.name), &parts);
-            }
-            drop(text);
+            let json = || {
+                let rel = format!("{dir}/{}.json", t.name);
+                // A big table's JSON goes to the staging folder batch by batch (never whole in memory),
+                // its header's dataHash written last.
+                if let Some(mut stream) = (folder.json && t.rows.len() > data::json::BATCH_ROWS)
+                    .then(|| sink.stream(&rel))
+                    .flatten()
+                {
+                    let (at, d) =
+                        data::json::render_streamed(project, t, &layout, &mut |b| stream.write(b));
+                    let hex = blake3::Hash::from_bytes(d).to_hex();
+                    stream.finish(at as u64, hex.as_bytes(), Some(hex.to_string()));
+                    return d;
+                }
+                let (text, d) = data::json::render_parts(project, t, &layout);
+                if folder.json {
+                    let parts: Vec<&[u8]> = text.iter().map(|p| p.as_bytes()).collect();
+                    sink.put_parts(&rel, &parts);
+                }
+                d
+            };
+            let (d, body) = rayon::join(json, || {
+                binary.then(|| data::binary::encode_unsealed(project, t))
+            });
             if let Some(body) = body {
                 let data_hash = blake3::Hash::from_bytes(d).to_hex();
                 let bytes = body

@@ -174,8 +174,39 @@ impl<'a> Sink<'a> {
                 data_hash = Some(header_data_hash(parts));
             }
         }
+        self.record(rel, Put { hash, len, changed }, data_hash);
+    }
+
+    /// A [`Stream`] that writes `rel` into the staging folder while it is rendered, when this is a build's
+    /// sink ([`Sink::stage`]) and `rel` may be written; `None` otherwise (`build --check`, a collecting sink,
+    /// a path gentable may not write, an earlier write error): the caller then renders the file whole and
+    /// gives it to [`Sink::put_parts`].
+    pub fn stream(&self, rel: &str) -> Option<Stream<'_, 'a>> {
+        let Mode::Stage(scope, staging) = &self.mode else {
+            return None;
+        };
+        if crate::naming::files::path_problem(rel).is_some() || self.state().error.is_some() {
+            return None;
+        }
+        match staging.create_file(rel) {
+            Ok((file, path)) => Some(Stream {
+                sink: self,
+                scope: *scope,
+                rel: rel.to_string(),
+                path,
+                file: Some(io::BufWriter::with_capacity(1 << 20, file)),
+                len: 0,
+            }),
+            Err(e) => {
+                self.state().error.get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// Record a file the sink was given (`data_hash`: the `dataHash` of a table's data file).
+    fn record(&self, rel: &str, put: Put, data_hash: Option<Option<String>>) {
         let mut s = self.state();
-        let put = Put { hash, len, changed };
         if s.files.insert(rel.to_string(), put).is_some() {
             s.twice.push(rel.to_string());
         }
@@ -295,13 +326,83 @@ fn changes_of(dir: &Path, files: &BTreeMap<String, Put>, complete: bool) -> Chan
     c
 }
 
+/// A file written into a build's staging folder while it is rendered ([`Sink::stream`]): a big table's
+/// canonical JSON, whose header's `dataHash` is known only after its last row, is never whole in memory
+/// (issue 18). [`Stream::finish`] fills in the header and records the file as [`Sink::put_parts`] would:
+/// a file equal to the generated folder's is removed from the staging folder again. A write error is kept
+/// for [`Sink::finish`], as `put_parts` keeps it.
+pub struct Stream<'s, 'a> {
+    sink: &'s Sink<'a>,
+    scope: Scope<'a>,
+    rel: String,
+    path: PathBuf,
+    /// `None` after a write error.
+    file: Option<io::BufWriter<std::fs::File>>,
+    len: u64,
+}
+
+impl Stream<'_, '_> {
+    /// Append `bytes` to the file.
+    pub fn write(&mut self, bytes: &[u8]) {
+        use std::io::Write as _;
+        self.len += bytes.len() as u64;
+        if let Some(f) = &mut self.file {
+            if let Err(e) = f.write_all(bytes) {
+                self.file = None;
+                self.sink.state().error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Overwrite the bytes at `offset` with `patch` (the header's `dataHash`, which must not change the
+    /// file's length), complete the file and record it: its BLAKE3 hash (read back from the staging
+    /// folder), whether it differs from the generated folder, and `data_hash` for a table's data file.
+    pub fn finish(mut self, offset: u64, patch: &[u8], data_hash: Option<String>) {
+        let sink = self.sink;
+        let generated = sink.dir.join(&self.rel);
+        let done = (|| -> io::Result<[u8; 32]> {
+            use std::io::{Seek as _, SeekFrom, Write as _};
+            let mut f = self
+                .file
+                .take()
+                .ok_or_else(|| io::Error::other("the file was not written"))?
+                .into_inner()
+                .map_err(|e| e.into_error())?;
+            f.seek(SeekFrom::Start(offset))?;
+            f.write_all(patch)?;
+            drop(f);
+            hash_file(&self.path)
+        })();
+        let (hash, changed) = match done {
+            Ok(hash) => {
+                let same = known_unchanged(&generated, self.scope.known.and_then(|k| k.get(&self.rel)), &hash)
+                    || (std::fs::metadata(&generated).is_ok_and(|m| m.is_file() && m.len() == self.len)
+                        && hash_file(&generated).is_ok_and(|h| h == hash));
+                let step = if same {
+                    std::fs::remove_file(&self.path)
+                } else {
+                    super::commit::checkpoint(&format!("wrote {}", self.rel))
+                };
+                if let Err(e) = step {
+                    sink.state().error.get_or_insert(e);
+                }
+                (hash, !same)
+            }
+            Err(e) => {
+                sink.state().error.get_or_insert(e);
+                ([0; 32], true)
+            }
+        };
+        let data_hash = is_table_data(&self.rel).then_some(data_hash);
+        sink.record(&self.rel, Put { hash, len: self.len, changed }, data_hash);
+    }
+}
+
 /// Whether `path` holds the content `parts` (BLAKE3 `hash`): its status and hash are those `known` recorded,
 /// or its bytes are the same (read in blocks, never the whole file at once).
 fn unchanged(path: &Path, known: Option<&Entry>, hash: &[u8; 32], parts: &[&[u8]]) -> bool {
-    if let Some(e) = known {
-        if e.stat.is_some() && e.stat == Stat::of(path) && e.hash == *hash {
-            return true;
-        }
+    if known_unchanged(path, known, hash) {
+        return true;
     }
     let Ok(mut f) = std::fs::File::open(path) else {
         return false;
@@ -343,6 +444,19 @@ fn unchanged(path: &Path, known: Option<&Entry>, hash: &[u8; 32], parts: &[&[u8]
             next(&mut i, &mut at);
         }
     }
+}
+
+/// Whether the last manifest's entry for `path` says it holds content of `hash`, and the file's status is
+/// the recorded one (so it was not touched since).
+fn known_unchanged(path: &Path, known: Option<&Entry>, hash: &[u8; 32]) -> bool {
+    known.is_some_and(|e| e.stat.is_some() && e.stat == Stat::of(path) && e.hash == *hash)
+}
+
+/// BLAKE3 of the file at `path`, read in blocks.
+fn hash_file(path: &Path) -> io::Result<[u8; 32]> {
+    let mut h = blake3::Hasher::new();
+    h.update_reader(std::fs::File::open(path)?)?;
+    Ok(*h.finalize().as_bytes())
 }
 
 /// Whether `rel` is a table's data file in the whole project's data folder, `data/<Table>.json`.
@@ -442,6 +556,45 @@ mod tests {
             assert!(!unchanged(&path, None, &hash, &[&other[..]]));
             assert!(!unchanged(&path, None, &hash, &[&bytes[..1000]]));
         }
+    }
+
+    #[test]
+    fn a_streamed_file_is_patched_hashed_and_dropped_again_when_unchanged() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("generated");
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        let head = b"{\"gentable\":{\"dataHash\":\"0000\"},\"rows\":[\n";
+        let rows: Vec<u8> = (0..300_000u32).flat_map(|i| format!("{i},\n").into_bytes()).collect();
+        let mut whole = head.to_vec();
+        whole.extend_from_slice(&rows);
+        whole[25..29].copy_from_slice(b"abcd");
+        std::fs::write(dir.join("data/A.json"), &whole).unwrap();
+        let sink = Sink::stage(&dir, Scope::default()).unwrap();
+        let staged = tmp.path().join(".generated.gentable-new");
+        for name in ["A", "B"] {
+            let mut s = sink.stream(&format!("data/{name}.json")).unwrap();
+            s.write(head);
+            for part in rows.chunks(70_000) {
+                s.write(part);
+            }
+            s.finish(25, b"abcd", Some("abcd".to_string()));
+        }
+        // A equals the generated folder's file: its staged copy is gone again; B is new.
+        assert!(!staged.join("data/A.json").exists());
+        assert_eq!(std::fs::read(staged.join("data/B.json")).unwrap(), whole);
+        let (c, w) = sink.finish().unwrap();
+        assert_eq!(c.written, vec!["data/B.json".to_string()]);
+        assert_eq!(c.unchanged, 1);
+        let hash = *blake3::hash(&whole).as_bytes();
+        for name in ["data/A.json", "data/B.json"] {
+            assert_eq!(std::fs::read(dir.join(name)).unwrap(), whole, "{name}");
+            assert_eq!(w.files[name].hash, hash, "{name}");
+            assert_eq!(w.files[name].len, whole.len() as u64, "{name}");
+            assert_eq!(w.data_hashes[name].as_deref(), Some("abcd"), "{name}");
+        }
+        // Only a build's sink streams.
+        assert!(Sink::collect().stream("data/A.json").is_none());
+        assert!(Sink::check(&dir, Scope::default()).stream("data/A.json").is_none());
     }
 
     #[test]

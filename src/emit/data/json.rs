@@ -53,25 +53,9 @@ pub fn render_parts(
     schema_hash: &str,
 ) -> (Vec<String>, [u8; 32]) {
     use rayon::prelude::*;
-    let mut head = String::new();
-    head.push_str("{\"gentable\":{\"dataHash\":\"");
-    let hash_at = head.len();
-    head.push_str(&"0".repeat(64));
-    head.push_str(&format!(
-        "\",\"format\":{FORMAT},\"rowCount\":{},\"schemaHash\":\"{schema_hash}\",\"table\":",
-        table.rows.len()
-    ));
-    canonical::write_string(&mut head, &table.name);
-    head.push_str("},\"rows\":[\n");
+    let (mut head, hash_at) = head(table, schema_hash);
     let order = canonical::jcs_order(&table.fields);
-    let chunk = |rows: &[crate::ir::Row]| {
-        let mut s = String::with_capacity(64 * rows.len());
-        for row in rows {
-            canonical::write_object_in(&mut s, project, &table.fields, &order, &row.values);
-            s.push_str(",\n");
-        }
-        s
-    };
+    let chunk = |rows: &[crate::ir::Row]| row_lines(project, table, &order, rows);
     let mut parts: Vec<String> = if table.rows.len() > canonical::CHUNK_ROWS {
         table
             .rows
@@ -84,29 +68,106 @@ pub fn render_parts(
     parts.retain(|p| !p.is_empty());
     // The last row has no comma.
     if let Some(last) = parts.last_mut() {
-        last.truncate(last.len() - 2);
-        last.push('\n');
+        last_line(last);
     }
-    let digest = digest_of_rows(&parts);
+    let mut h = blake3::Hasher::new();
+    h.update(b"[");
+    for part in &parts {
+        hash_lines(&mut h, part);
+    }
+    h.update(b"]");
+    let digest = *h.finalize().as_bytes();
     let hex = blake3::Hash::from_bytes(digest).to_hex();
     head.replace_range(hash_at..hash_at + 64, hex.as_str());
     parts.insert(0, head);
-    parts.push("]}\n".to_string());
+    parts.push(TAIL.to_string());
     (parts, digest)
 }
 
-/// BLAKE3 of the canonical bytes of the row lines in `parts` (each part whole lines, each ending in `\n`):
-/// `[`, the lines without their line ends, `]`, hashed without building them.
-fn digest_of_rows(parts: &[String]) -> [u8; 32] {
+/// Rows per batch of [`render_streamed`]: each batch is rendered in chunks of [`canonical::CHUNK_ROWS`] on
+/// all cores and handed over before the next one starts.
+pub const BATCH_ROWS: usize = 8 * canonical::CHUNK_ROWS;
+
+/// The data file of `table`, byte for byte what [`render_parts`] renders, handed to `out` part by part in
+/// order and never whole in memory (a big table's file, issue 18): the header line with 64 zeros where its
+/// `dataHash` goes, the row lines in batches of [`BATCH_ROWS`], the closing line. Returns the offset of
+/// those zeros in the file (the caller writes the hash there: it is known only after the last row) and the
+/// BLAKE3 digest of the canonical bytes (the `dataHash`).
+pub fn render_streamed(
+    project: &Project,
+    table: &Table,
+    schema_hash: &str,
+    out: &mut dyn FnMut(&[u8]),
+) -> (usize, [u8; 32]) {
+    use rayon::prelude::*;
+    let (head, hash_at) = head(table, schema_hash);
+    out(head.as_bytes());
+    let order = canonical::jcs_order(&table.fields);
     let mut h = blake3::Hasher::new();
     h.update(b"[");
-    for part in parts {
-        for line in part.split_terminator('\n') {
-            h.update(line.as_bytes());
+    let batches = table.rows.len().div_ceil(BATCH_ROWS);
+    for (b, batch) in table.rows.chunks(BATCH_ROWS).enumerate() {
+        let mut parts: Vec<String> = batch
+            .par_chunks(canonical::CHUNK_ROWS)
+            .map(|rows| row_lines(project, table, &order, rows))
+            .collect();
+        if b + 1 == batches {
+            // The last row has no comma.
+            if let Some(last) = parts.iter_mut().rev().find(|p| !p.is_empty()) {
+                last_line(last);
+            }
+        }
+        for part in &parts {
+            hash_lines(&mut h, part);
+            out(part.as_bytes());
         }
     }
     h.update(b"]");
-    *h.finalize().as_bytes()
+    out(TAIL.as_bytes());
+    (hash_at, *h.finalize().as_bytes())
+}
+
+/// The closing line of a data file.
+const TAIL: &str = "]}\n";
+
+/// The header line of `table`'s data file with 64 zeros where its `dataHash` goes, and their offset.
+fn head(table: &Table, schema_hash: &str) -> (String, usize) {
+    let mut head = String::new();
+    head.push_str("{\"gentable\":{\"dataHash\":\"");
+    let hash_at = head.len();
+    head.push_str(&"0".repeat(64));
+    head.push_str(&format!(
+        "\",\"format\":{FORMAT},\"rowCount\":{},\"schemaHash\":\"{schema_hash}\",\"table\":",
+        table.rows.len()
+    ));
+    canonical::write_string(&mut head, &table.name);
+    head.push_str("},\"rows\":[\n");
+    (head, hash_at)
+}
+
+/// The lines of `rows`, each a row's canonical object followed by `,` and a line end.
+fn row_lines(project: &Project, table: &Table, order: &[usize], rows: &[crate::ir::Row]) -> String {
+    let mut s = String::with_capacity(64 * rows.len());
+    for row in rows {
+        canonical::write_object_in(&mut s, project, &table.fields, order, &row.values);
+        s.push_str(",\n");
+    }
+    s
+}
+
+/// Drops the comma of the last line of `part` (the file's last row).
+fn last_line(part: &mut String) {
+    part.truncate(part.len() - 2);
+    part.push('\n');
+}
+
+/// Feeds the canonical bytes of the row lines in `part` (whole lines, each ending in `\n`) to `h`: the
+/// lines without their line ends, so that `[`, the lines, `]` hash as the canonical array without being
+/// built.
+fn hash_lines(h: &mut blake3::Hasher, part: &str) {
+    for line in part.split_terminator('\n') {
+        h.update(line.as_bytes());
+    }
 }
 
 /// The header of a JSON data file: its first line, read without looking at the rows; `Err` says why `text`
@@ -241,6 +302,32 @@ mod tests {
         let (text, _) = render(&p, &t, &"0".repeat(64));
         assert_eq!(text.lines().count(), n + 2);
         assert_eq!(parse(&text).unwrap().1, canonical::table_json(&p, &t));
+    }
+
+    #[test]
+    fn a_streamed_file_is_the_rendered_file_once_its_hash_is_written() {
+        let p = Project::default();
+        let schema = "5".repeat(64);
+        for n in [0, 1, BATCH_ROWS, BATCH_ROWS + 1] {
+            let t = table(
+                (0..n)
+                    .map(|i| vec![Value::Int((i % 200) as i128), Value::Str(format!("「{i}」"))])
+                    .collect(),
+            );
+            let (whole, digest) = render(&p, &t, &schema);
+            let mut streamed: Vec<u8> = vec![];
+            let mut parts = 0;
+            let (at, d) = render_streamed(&p, &t, &schema, &mut |b| {
+                streamed.extend_from_slice(b);
+                parts += 1;
+            });
+            assert_eq!(d, digest, "{n} rows");
+            assert_eq!(&streamed[at..at + 64], "0".repeat(64).as_bytes());
+            streamed[at..at + 64].copy_from_slice(blake3::Hash::from_bytes(d).to_hex().as_bytes());
+            assert_eq!(String::from_utf8(streamed).unwrap(), whole, "{n} rows");
+            // Header, one part per chunk of rows, closing line.
+            assert_eq!(parts, 2 + n.div_ceil(canonical::CHUNK_ROWS), "{n} rows");
+        }
     }
 
     #[test]
