@@ -306,7 +306,11 @@ fn a_big_table_streamed_to_the_staging_folder_is_the_file_a_check_renders() {
     let csv = |changed: &str| {
         let mut t = String::from("Id,Name\n");
         for i in 0..rows {
-            let name = if i == 123_456 { changed } else { "名字，「引号」" };
+            let name = if i == 123_456 {
+                changed
+            } else {
+                "名字，「引号」"
+            };
             t.push_str(&format!("{i},{name}{i}\n"));
         }
         t
@@ -323,7 +327,10 @@ fn a_big_table_streamed_to_the_staging_folder_is_the_file_a_check_renders() {
         let text = std::fs::read_to_string(r.join("generated/data/Big.json")).unwrap();
         let (header, canonical) = gentable::emit::data::json::parse(&text).unwrap();
         assert_eq!(header.row_count, rows as u64);
-        assert_eq!(header.data_hash, blake3::hash(canonical.as_bytes()).to_hex().as_str());
+        assert_eq!(
+            header.data_hash,
+            blake3::hash(canonical.as_bytes()).to_hex().as_str()
+        );
         text
     };
     let (code, err) = build(r, &[]);
@@ -331,7 +338,12 @@ fn a_big_table_streamed_to_the_staging_folder_is_the_file_a_check_renders() {
     let first = data(r);
     assert!(first.contains("\"Name\":\"名字，「引号」123456\""));
     let c = check(r);
-    assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stderr));
+    assert_eq!(
+        c.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&c.stderr)
+    );
     std::fs::remove_dir_all(r.join(".gentable-cache")).unwrap();
     let (code, err) = build(r, &[]);
     assert_eq!(code, Some(0), "{err}");
@@ -342,7 +354,10 @@ fn a_big_table_streamed_to_the_staging_folder_is_the_file_a_check_renders() {
     assert_eq!(code, Some(0), "{err}");
     let edited = data(r);
     assert!(edited.contains("\"Name\":\"改名123456\""));
-    assert_eq!(edited.len(), first.len() - "名字，「引号」".len() + "改名".len());
+    assert_eq!(
+        edited.len(),
+        first.len() - "名字，「引号」".len() + "改名".len()
+    );
     assert_eq!(check(r).status.code(), Some(0));
     no_leftovers(r).unwrap();
 }

@@ -360,24 +360,24 @@ impl Stream<'_, '_> {
     pub fn finish(mut self, offset: u64, patch: &[u8], data_hash: Option<String>) {
         let sink = self.sink;
         let generated = sink.dir.join(&self.rel);
-        let done = (|| -> io::Result<[u8; 32]> {
+        // After a write error (kept for `Sink::finish`) the file is incomplete: recorded as changed.
+        let done = self.file.take().map(|file| -> io::Result<[u8; 32]> {
             use std::io::{Seek as _, SeekFrom, Write as _};
-            let mut f = self
-                .file
-                .take()
-                .ok_or_else(|| io::Error::other("the file was not written"))?
-                .into_inner()
-                .map_err(|e| e.into_error())?;
+            let mut f = file.into_inner().map_err(|e| e.into_error())?;
             f.seek(SeekFrom::Start(offset))?;
             f.write_all(patch)?;
             drop(f);
             hash_file(&self.path)
-        })();
+        });
         let (hash, changed) = match done {
-            Ok(hash) => {
-                let same = known_unchanged(&generated, self.scope.known.and_then(|k| k.get(&self.rel)), &hash)
-                    || (std::fs::metadata(&generated).is_ok_and(|m| m.is_file() && m.len() == self.len)
-                        && hash_file(&generated).is_ok_and(|h| h == hash));
+            Some(Ok(hash)) => {
+                let same = known_unchanged(
+                    &generated,
+                    self.scope.known.and_then(|k| k.get(&self.rel)),
+                    &hash,
+                ) || (std::fs::metadata(&generated)
+                    .is_ok_and(|m| m.is_file() && m.len() == self.len)
+                    && hash_file(&generated).is_ok_and(|h| h == hash));
                 let step = if same {
                     std::fs::remove_file(&self.path)
                 } else {
@@ -388,13 +388,22 @@ impl Stream<'_, '_> {
                 }
                 (hash, !same)
             }
-            Err(e) => {
+            Some(Err(e)) => {
                 sink.state().error.get_or_insert(e);
                 ([0; 32], true)
             }
+            None => ([0; 32], true),
         };
         let data_hash = is_table_data(&self.rel).then_some(data_hash);
-        sink.record(&self.rel, Put { hash, len: self.len, changed }, data_hash);
+        sink.record(
+            &self.rel,
+            Put {
+                hash,
+                len: self.len,
+                changed,
+            },
+            data_hash,
+        );
     }
 }
 
@@ -564,7 +573,9 @@ mod tests {
         let dir = tmp.path().join("generated");
         std::fs::create_dir_all(dir.join("data")).unwrap();
         let head = b"{\"gentable\":{\"dataHash\":\"0000\"},\"rows\":[\n";
-        let rows: Vec<u8> = (0..300_000u32).flat_map(|i| format!("{i},\n").into_bytes()).collect();
+        let rows: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| format!("{i},\n").into_bytes())
+            .collect();
         let mut whole = head.to_vec();
         whole.extend_from_slice(&rows);
         whole[25..29].copy_from_slice(b"abcd");
@@ -594,7 +605,9 @@ mod tests {
         }
         // Only a build's sink streams.
         assert!(Sink::collect().stream("data/A.json").is_none());
-        assert!(Sink::check(&dir, Scope::default()).stream("data/A.json").is_none());
+        assert!(Sink::check(&dir, Scope::default())
+            .stream("data/A.json")
+            .is_none());
     }
 
     #[test]

@@ -311,7 +311,12 @@ mod tests {
         for n in [0, 1, BATCH_ROWS, BATCH_ROWS + 1] {
             let t = table(
                 (0..n)
-                    .map(|i| vec![Value::Int((i % 200) as i128), Value::Str(format!("「{i}」"))])
+                    .map(|i| {
+                        vec![
+                            Value::Int((i % 200) as i128),
+                            Value::Str(format!("「{i}」")),
+                        ]
+                    })
                     .collect(),
             );
             let (whole, digest) = render(&p, &t, &schema);
