@@ -200,7 +200,7 @@ impl Staging {
     }
 
     /// The new file `rel` in the staging folder, and its path, for a file written as it is rendered
-    /// ([`super::sink::Stream`]); the caller calls [`checkpoint`] once it is complete. `Err` if the
+    /// (the sink's `Stream`); the caller calls [`checkpoint`] once it is complete. `Err` if the
     /// generated folder has a folder at `rel`, or the file cannot be created.
     pub fn create_file(&self, rel: &str) -> io::Result<(std::fs::File, PathBuf)> {
         let at = self.dir.join(rel);

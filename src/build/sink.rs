@@ -177,7 +177,7 @@ impl<'a> Sink<'a> {
         self.record(rel, Put { hash, len, changed }, data_hash);
     }
 
-    /// A [`Stream`] that writes `rel` into the staging folder while it is rendered, when this is a build's
+    /// A `Stream` that writes `rel` into the staging folder while it is rendered, when this is a build's
     /// sink ([`Sink::stage`]) and `rel` may be written; `None` otherwise (`build --check`, a collecting sink,
     /// a path gentable may not write, an earlier write error): the caller then renders the file whole and
     /// gives it to [`Sink::put_parts`].
