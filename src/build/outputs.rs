@@ -79,10 +79,15 @@ fn data_folder(
             let binary = !folder.binary.is_empty() && only.is_none_or(|o| o.contains(&t.name));
             // The body does not depend on the data hash (only the header does): encoded meanwhile.
             let json = || {
+                if !folder.json {
+                    // Only the digest is needed (binary files alone): the rows are hashed as they are
+                    // rendered, never held.
+                    return data::json::render_streamed(project, t, &layout, &mut |_| {}).1;
+                }
                 let rel = format!("{dir}/{}.json", t.name);
                 // A big table's JSON goes to the staging folder batch by batch (never whole in memory),
                 // its header's dataHash written last.
-                if let Some(mut stream) = (folder.json && t.rows.len() > data::json::BATCH_ROWS)
+                if let Some(mut stream) = (t.rows.len() > data::json::BATCH_ROWS)
                     .then(|| sink.stream(&rel))
                     .flatten()
                 {
@@ -93,10 +98,8 @@ fn data_folder(
                     return d;
                 }
                 let (text, d) = data::json::render_parts(project, t, &layout);
-                if folder.json {
-                    let parts: Vec<&[u8]> = text.iter().map(|p| p.as_bytes()).collect();
-                    sink.put_parts(&rel, &parts);
-                }
+                let parts: Vec<&[u8]> = text.iter().map(|p| p.as_bytes()).collect();
+                sink.put_parts(&rel, &parts);
                 d
             };
             let (d, body) = rayon::join(json, || {
