@@ -197,9 +197,13 @@ pub fn edit_target(set: &str) -> String {
     }
 }
 
-/// `target/bench-data` of this checkout.
+/// Where the sets live: `$GENTABLE_BENCH_DATA` if set (e.g. a tmpfs such as `/dev/shm/bench-data`, to take
+/// the file system's file creation out of the figures), else `target/bench-data` of this checkout.
 pub fn data_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-data")
+    match std::env::var_os("GENTABLE_BENCH_DATA") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-data"),
+    }
 }
 
 /// SplitMix64: small, seeded, deterministic.
