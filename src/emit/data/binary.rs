@@ -252,23 +252,58 @@ fn code_lengths(weights: &[u64], max_len: u32) -> Vec<u32> {
 }
 
 /// The decimal form of a finite `f` (docs/data-format.md §3.3): `(m, e)` with `f` = m × 10^e, |m| < 10^15
-/// and −22 ≤ e ≤ 22, from the shortest digits that read back as `f`, when m × 10^e (or m / 10^−e) computed in
-/// binary64 gives `f` exactly; else `None` (the number is written as its 8 bytes).
+/// and −22 ≤ e ≤ 22, from the shortest digits that read back as `f` (no trailing zeros in `m`; `(0, 0)` for
+/// zero), when m × 10^e (or m / 10^−e) computed in binary64 gives `f` exactly; else `None` (the number is
+/// written as its 8 bytes). The digits are `ryu-js`'s (the shortest round-trip form canonical JSON writes,
+/// e.g. `143.03`, `1e+22`, `5e-324`), read without building a `String`: this runs once per number cell.
 fn decimal(f: f64) -> Option<(i64, i32)> {
-    let sci = format!("{f:e}");
-    let (mant, exp) = sci.split_once('e')?;
-    let exp: i32 = exp.parse().ok()?;
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
-    if digits.len() > 15 {
-        return None;
+    let mut buf = ryu_js::Buffer::new();
+    let text = buf.format_finite(f).as_bytes();
+    let (negative, text) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let (mant, exp) = match text.iter().position(|&b| b == b'e') {
+        Some(i) => (
+            &text[..i],
+            std::str::from_utf8(&text[i + 1..])
+                .ok()?
+                .parse::<i32>()
+                .ok()?,
+        ),
+        None => (text, 0),
+    };
+    // Significant digits without the point (every digit after the point lowers the exponent by one); zeros
+    // are held until a later digit shows they are not trailing ones.
+    let (mut m, mut e, mut zeros, mut digits) = (0i64, exp, 0i32, 0i32);
+    let mut after_point = false;
+    for &b in mant {
+        match b {
+            b'.' => after_point = true,
+            b'0'..=b'9' => {
+                if after_point {
+                    e -= 1;
+                }
+                if b == b'0' {
+                    zeros += i32::from(m > 0);
+                } else {
+                    digits += zeros + 1;
+                    if digits > 15 {
+                        return None;
+                    }
+                    m = m * 10i64.pow(zeros as u32) * 10 + i64::from(b - b'0');
+                    zeros = 0;
+                }
+            }
+            _ => return None,
+        }
     }
-    let mut m: i64 = digits.parse().ok()?;
-    if mant.starts_with('-') {
-        m = -m;
-    }
-    let e = exp - (digits.len() as i32 - 1);
+    e = if m == 0 { 0 } else { e + zeros };
     if !(-22..=22).contains(&e) {
         return None;
+    }
+    if negative {
+        m = -m;
     }
     let back = if e >= 0 {
         m as f64 * POW10[e as usize]
@@ -318,10 +353,7 @@ impl<'a> Encoder<'a> {
     fn string(&mut self, s: &'a str) {
         let h = string_hash(s);
         let (order, hashes) = (&self.order, &self.hashes);
-        match self
-            .strings
-            .entry(h, |&i| order[i] == s, |&i| hashes[i])
-        {
+        match self.strings.entry(h, |&i| order[i] == s, |&i| hashes[i]) {
             hashbrown::hash_table::Entry::Occupied(e) => {
                 varint(&mut self.body, *e.get() as u64 + 1);
             }
@@ -801,6 +833,76 @@ mod tests {
             } else {
                 panic!("{f} has a short decimal form");
             }
+        }
+    }
+
+    /// `decimal` reads ryu-js's digits; Rust's own shortest form (`{:e}`) gives the same `(m, e)` for every
+    /// kind of double: integers, cents, tiny and huge magnitudes, negative numbers, random bit patterns.
+    #[test]
+    fn decimal_forms_agree_with_the_standard_library_shortest_digits() {
+        fn by_std(f: f64) -> Option<(i64, i32)> {
+            let sci = format!("{f:e}");
+            let (mant, exp) = sci.split_once('e')?;
+            let exp: i32 = exp.parse().ok()?;
+            let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+            if digits.len() > 15 {
+                return None;
+            }
+            let mut m: i64 = digits.parse().ok()?;
+            if mant.starts_with('-') {
+                m = -m;
+            }
+            let e = exp - (digits.len() as i32 - 1);
+            if !(-22..=22).contains(&e) {
+                return None;
+            }
+            let back = if e >= 0 {
+                m as f64 * POW10[e as usize]
+            } else {
+                m as f64 / POW10[(-e) as usize]
+            };
+            (back.to_bits() == f.to_bits()).then_some((m, e))
+        }
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut checked = 0;
+        for k in 0..200_000u64 {
+            let r = next();
+            let f = match k % 5 {
+                0 => f64::from_bits(r),
+                1 => (r % 2_000_000) as f64 / 100.0 - 10_000.0,
+                2 => (r % 1_000_000_000_000_000) as f64 * 10f64.powi((r % 45) as i32 - 22),
+                3 => ((r % 1000) as f64 + 0.5) * 10f64.powi((r >> 40) as i32 % 30 - 15),
+                _ => (r >> 11) as f64 / (1u64 << 53) as f64,
+            };
+            if !f.is_finite() || f == 0.0 && f.is_sign_negative() {
+                continue;
+            }
+            assert_eq!(decimal(f), by_std(f), "{f:e}");
+            checked += 1;
+        }
+        assert!(checked > 150_000);
+        for f in [
+            0.0,
+            1.0,
+            -1.0,
+            10.0,
+            100.0,
+            1e15,
+            1e21,
+            1e22,
+            1e-7,
+            0.000001,
+            123e-22,
+            1e-23,
+            999999999999999.0,
+        ] {
+            assert_eq!(decimal(f), by_std(f), "{f:e}");
         }
     }
 
