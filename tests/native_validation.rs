@@ -568,3 +568,52 @@ fn a_schema_the_validator_refuses_is_reported_whatever_the_projects_size() {
         ins.diagnostics
     );
 }
+
+#[test]
+fn the_parallel_rows_check_reports_what_the_sequential_one_does() {
+    // 30,000 + 12,000 + 0 rows: above the 20,000 rows from which work units of row ranges are checked in
+    // parallel, with a big table split across units. Invalid rows are spread through both tables: one of a
+    // `pattern` the native plan decides and one of an `anyOf` it leaves to jsonschema.
+    let big: Vec<String> = (0..30_000)
+        .map(|i| {
+            if i % 997 == 5 {
+                format!("x{i}")
+            } else {
+                format!("a{i}")
+            }
+        })
+        .collect();
+    let mid: Vec<String> = (0..12_000)
+        .map(|i| (if i % 1_001 == 3 { 7 } else { i % 5 }).to_string())
+        .collect();
+    let cases: Vec<Case> = vec![
+        (
+            json!({"type": "string", "pattern": "^a"}),
+            big.iter().map(|c| (c.as_str(), None)).collect(),
+        ),
+        (
+            json!({"type": "integer", "anyOf": [{"maximum": 4}, {"minimum": 10}]}),
+            mid.iter().map(|c| (c.as_str(), None)).collect(),
+        ),
+        (json!({"type": "string", "maxLength": 3}), vec![]),
+    ];
+    let dir = scratch(&cases);
+    let loaded = gentable::config::load(&dir.path().join("gentable.toml")).unwrap();
+    let mut set = gentable::schema::load_dir(&loaded.schema_dir(), &loaded.schema_rel()).unwrap();
+    set.formats = loaded.config.validation.formats;
+    let ins = gentable::build::inspect(&loaded);
+    let rows: usize = ins.project.tables.iter().map(|t| t.rows.len()).sum();
+    assert_eq!(rows, 42_000);
+    let (mut serial, mut parallel) = (vec![], vec![]);
+    gentable::validate::json_schema::rows(&ins.project, &set, &ins.schemas, &mut serial);
+    gentable::validate::json_schema::rows_parallel(&ins.project, &set, &ins.schemas, &mut parallel);
+    let key = |d: &gentable::diag::Diagnostic| (d.file.clone(), d.row, d.message.clone());
+    serial.sort_by_key(key);
+    parallel.sort_by_key(key);
+    let found = |ds: &[gentable::diag::Diagnostic], file: &str| {
+        ds.iter().filter(|d| d.file.ends_with(file)).count()
+    };
+    assert_eq!(found(&serial, "K00.csv"), 31, "{serial:?}");
+    assert_eq!(found(&serial, "K01.csv"), 12, "{serial:?}");
+    assert_eq!(serial, parallel);
+}

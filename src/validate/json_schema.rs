@@ -3,11 +3,12 @@
 //! Failures are GT0301 at the cell of the field the keyword's instance path names.
 
 use crate::diag::{Code, Diagnostic};
-use crate::ir::{Project, RecordForm, Row, Table, Type, Value};
+use crate::ir::{Project, RecordForm, Row, Type, Value};
 use crate::schema::{SchemaSet, TableSchema};
 use rayon::prelude::*;
 use serde_json::Value as J;
 use std::collections::HashSet;
+use std::ops::Range;
 
 /// A typed value as the JSON instance `jsonschema` validates (integers as numbers, enums as strings).
 pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
@@ -195,10 +196,27 @@ pub fn rows(
     schemas: &[TableSchema],
     diags: &mut Vec<Diagnostic>,
 ) {
+    let parts: Vec<(&TableSchema, Range<usize>)> = schemas
+        .iter()
+        .filter_map(|ts| Some((ts, 0..project.table(&ts.name)?.rows.len())))
+        .collect();
+    rows_in(project, set, &parts, diags);
+}
+
+/// [`rows`] for the rows `range` of the table of each `(schema, range)`, in that order (a table of the schema
+/// that `project` lacks is skipped). Each part compiles its table's validator, so a schema `jsonschema`
+/// refuses is reported (GT0403) by every part of its table, empty ranges included.
+fn rows_in(
+    project: &Project,
+    set: &SchemaSet,
+    parts: &[(&TableSchema, Range<usize>)],
+    diags: &mut Vec<Diagnostic>,
+) {
     let Some(registry) = registry(set, diags) else {
         return;
     };
-    for ts in schemas {
+    for (ts, range) in parts {
+        let ts: &TableSchema = ts;
         let Some(table) = project.table(&ts.name) else {
             continue;
         };
@@ -214,7 +232,7 @@ pub fn rows(
             }
         };
         let plan = super::native::Plan::new(project, set, ts);
-        for row in &table.rows {
+        for row in &table.rows[range.clone()] {
             if plan.check(ts, row) == Some(true) {
                 continue;
             }
@@ -327,13 +345,13 @@ fn keyword_of(schema_path: &str) -> &str {
     schema_path.rsplit('/').next().unwrap_or(schema_path)
 }
 
-/// Validate every row against its JSON Schema ([`rows`]) on all cores: the
-/// tables are split into work units of whole small tables or row chunks of big ones, each validated on its
-/// own (with its own schema registry), and the rows are put back in order. The diagnostics are those of one
-/// sequential call: per-row findings do not depend on the split, and schema-level findings (row 0) are kept
-/// once per table.
+/// Validate every row against its JSON Schema ([`rows`]) on all cores: the tables are split into work units
+/// of whole small tables or row ranges of big ones, each validated on its own (with its own schema
+/// registry) where the rows are; no row is moved or copied. The diagnostics are those of one sequential
+/// call: per-row findings do not depend on the split, and schema-level findings (row 0) are kept once per
+/// table.
 pub fn rows_parallel(
-    project: &mut Project,
+    project: &Project,
     set: &SchemaSet,
     schemas: &[TableSchema],
     diags: &mut Vec<Diagnostic>,
@@ -345,76 +363,46 @@ pub fn rows_parallel(
         return;
     }
     let unit = (total / (threads * 4)).max(5_000);
-    // Work units: (table index, rows); whole tables are grouped up to `unit` rows.
-    let mut units: Vec<Vec<(usize, Vec<crate::ir::Row>)>> = vec![vec![]];
+    // Work units: (schema, row range) parts; whole tables are grouped up to `unit` rows, a bigger table is
+    // split into ranges. The rows stay where they are: every unit reads the one project.
+    let mut units: Vec<Vec<(&TableSchema, Range<usize>)>> = vec![vec![]];
     let mut filled = 0;
-    for (ti, t) in project.tables.iter_mut().enumerate() {
-        let mut rows = std::mem::take(&mut t.rows);
-        // A table without rows still goes to a unit: `rows` compiles its validator, and a schema the
+    for ts in schemas {
+        let Some(t) = project.table(&ts.name) else {
+            continue;
+        };
+        // A table without rows still goes to a unit: `rows_in` compiles its validator, and a schema the
         // validator refuses is reported (GT0403) whatever the project's size, as in the serial path.
-        if rows.is_empty() {
-            units.last_mut().expect("one unit").push((ti, rows));
+        if t.rows.is_empty() {
+            units.last_mut().expect("one unit").push((ts, 0..0));
             continue;
         }
-        while !rows.is_empty() {
+        let mut from = 0;
+        while from < t.rows.len() {
             if filled >= unit {
                 units.push(vec![]);
                 filled = 0;
             }
-            let n = rows.len().min(unit - filled);
-            let rest = rows.split_off(n);
+            let n = (t.rows.len() - from).min(unit - filled);
             filled += n;
-            units.last_mut().expect("one unit").push((ti, rows));
-            rows = rest;
+            units
+                .last_mut()
+                .expect("one unit")
+                .push((ts, from..from + n));
+            from += n;
         }
     }
-    let meta: Vec<Table> = project.tables.clone();
-    let shell = Project {
-        name: project.name.clone(),
-        tables: vec![],
-        enums: project.enums.clone(),
-        records: project.records.clone(),
-        unions: project.unions.clone(),
-        choices: project.choices.clone(),
-        separators: project.separators.clone(),
-        kind_aliases: project.kind_aliases.clone(),
-    };
-    // Per unit: (table index, rows) pairs and its diagnostics.
-    #[allow(clippy::type_complexity)]
-    let results: Vec<(Vec<(usize, Vec<crate::ir::Row>)>, Vec<Diagnostic>)> = units
+    let results: Vec<Vec<Diagnostic>> = units
         .into_par_iter()
         .with_max_len(1)
-        .map(|unit| {
-            let mut sub = Project {
-                tables: vec![],
-                ..shell.clone()
-            };
-            let mut sub_schemas = vec![];
-            let mut index = vec![];
-            for (ti, rows) in unit {
-                let mut t = meta[ti].clone();
-                t.rows = rows;
-                sub.tables.push(t);
-                if let Some(ts) = schemas.iter().find(|s| s.name == meta[ti].name) {
-                    sub_schemas.push(ts.clone());
-                }
-                index.push(ti);
-            }
+        .map(|parts| {
             let mut d = vec![];
-            rows(&sub, set, &sub_schemas, &mut d);
-            let back = index
-                .into_iter()
-                .zip(sub.tables)
-                .map(|(ti, t)| (ti, t.rows))
-                .collect();
-            (back, d)
+            rows_in(project, set, &parts, &mut d);
+            d
         })
         .collect();
     let mut seen_file_level: HashSet<(String, String)> = HashSet::new();
-    for (back, d) in results {
-        for (ti, rows) in back {
-            project.tables[ti].rows.extend(rows);
-        }
+    for d in results {
         for x in d {
             // A schema-level finding is repeated by every unit that holds rows of its table(s).
             if x.row == 0 && !seen_file_level.insert((x.file.clone(), x.message.clone())) {
