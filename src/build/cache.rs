@@ -446,8 +446,8 @@ fn decode_tables(d: &mut Dec) -> Option<Vec<RawTable>> {
         }
         tables.push(RawTable {
             name,
-            file,
-            sheet,
+            file: file.into(),
+            sheet: sheet.map(Into::into),
             rows,
             merges,
             hidden_rows,

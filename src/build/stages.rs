@@ -112,7 +112,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
             .collect();
         for (name, raws) in by_table.iter_mut().filter(|(_, r)| r.len() > 1) {
             raws.sort_by_cached_key(|t| {
-                let (i, rel) = place.get(t.file.as_str()).copied().unwrap_or((0, ""));
+                let (i, rel) = place.get(&*t.file).copied().unwrap_or((0, ""));
                 let (by_file, by_sheet) = sources.rank(name, rel, t.sheet.as_deref());
                 (by_file, i, by_sheet)
             });
@@ -139,11 +139,11 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         if let [a, b, rest @ ..] = files.as_slice() {
             let at = |r: &RawTable| match &r.sheet {
                 Some(s) => format!("{} [{s}]", r.file),
-                None => r.file.clone(),
+                None => r.file.to_string(),
             };
             let mut d = Diagnostic::file_error(
                 Code::SameSheetName,
-                &b.file,
+                &*b.file,
                 format!(
                     "table {name} is in {} files: {} and {}{}; gentable does not merge them without being told",
                     2 + rest.len(),
@@ -159,7 +159,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
             .with_help(format!(
                 "rename one (a sheet is the table of its name), or make them one table on purpose: [tables.{name}] files = [...] or sheets = [...]"
             ));
-            d.sheet = b.sheet.clone();
+            d.sheet = b.sheet.as_deref().map(str::to_string);
             diags.push(d);
         }
     }
@@ -176,7 +176,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
     for (name, raws) in &by_table {
         let mut s: Vec<String> = raws
             .iter()
-            .filter_map(|r| keys.get(r.file.as_str()).cloned())
+            .filter_map(|r| keys.get(&*r.file).cloned())
             .collect();
         s.dedup();
         sources_of.insert(name.clone(), s);
@@ -342,13 +342,13 @@ fn check_table_names(by_table: &mut BTreeMap<String, Vec<RawTable>>) -> Vec<Diag
         let first = raws.first();
         let mut d = Diagnostic::file_error(
             Code::BadTableName,
-            first.map(|r| r.file.clone()).unwrap_or_default(),
+            first.map(|r| r.file.to_string()).unwrap_or_default(),
             message,
         )
         .with_help(
             "rename the sheet or the file (or the [tables.<Name>] section that selects it) to a plain name",
         );
-        d.sheet = first.and_then(|r| r.sheet.clone());
+        d.sheet = first.and_then(|r| r.sheet.as_deref().map(str::to_string));
         d
     };
     let mut keys: BTreeMap<String, String> = BTreeMap::new();
@@ -573,7 +573,7 @@ pub(crate) fn sources_of_rows(
     let mut sources = crate::diag::render::Sources::default();
     for t in tables {
         for r in &t.rows {
-            if wanted.contains(&(t.file.as_str(), t.sheet.as_deref(), r.row)) {
+            if wanted.contains(&(&*t.file, t.sheet.as_deref(), r.row)) {
                 sources.insert(
                     &t.file,
                     t.sheet.as_deref(),

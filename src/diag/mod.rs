@@ -32,11 +32,13 @@ pub enum Severity {
     Warning,
 }
 
-/// Where a row came from: file (relative to the project root, `/`-separated), sheet, 1-based row.
+/// Where a row came from: file (relative to the project root, `/`-separated), sheet, 1-based row. The file
+/// and sheet names are shared by every row of a source (`Arc<str>`: a clone is a reference count, not an
+/// allocation per row; issue 18, peak memory).
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RowOrigin {
-    pub file: String,
-    pub sheet: Option<String>,
+    pub file: std::sync::Arc<str>,
+    pub sheet: Option<std::sync::Arc<str>>,
     pub row: usize,
 }
 
@@ -88,8 +90,8 @@ impl Diagnostic {
             severity: Severity::Error,
             code,
             message: message.into(),
-            file: origin.file.clone(),
-            sheet: origin.sheet.clone(),
+            file: origin.file.to_string(),
+            sheet: origin.sheet.as_deref().map(str::to_string),
             row: origin.row,
             column: col.map(column_letters),
             field: field.map(str::to_string),

@@ -89,8 +89,8 @@ pub struct At {
 impl At {
     fn of(row: &Row, col: Option<usize>) -> At {
         At {
-            file: row.origin.file.clone(),
-            sheet: row.origin.sheet.clone(),
+            file: row.origin.file.to_string(),
+            sheet: row.origin.sheet.as_deref().map(str::to_string),
             row: row.origin.row,
             column: col.map(column_letters),
         }

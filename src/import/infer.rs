@@ -134,7 +134,7 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
         let wanted = sheet.map(|s| crate::read::raw::normalize_text(s).into_owned());
         match sheets
             .into_iter()
-            .find(|t| wanted.is_none() || t.sheet == wanted)
+            .find(|t| wanted.is_none() || t.sheet.as_deref() == wanted.as_deref())
         {
             Some(t) => t,
             None => return fail(no_sheet(file, wanted.as_deref(), &seen)),
@@ -177,7 +177,7 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
             },
         }
     };
-    let title = table.sheet.clone().unwrap_or(name);
+    let title = table.sheet.as_deref().map(str::to_string).unwrap_or(name);
     let schema = schema_of(&table, &title);
     // An empty schema is no answer: a CI step or a designer pasting it would get a table without columns.
     if schema["properties"].as_object().is_some_and(Map::is_empty) {

@@ -20,9 +20,11 @@ pub fn read_csv_bytes(
     limits: &Limits,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<RawTable> {
+    // One shared file name for the table and every row's origin.
+    let file: std::sync::Arc<str> = rel.into();
     let mut table = RawTable {
         name: name.to_string(),
-        file: rel.to_string(),
+        file: file.clone(),
         ..Default::default()
     };
     // UTF-32 (its byte-order mark says so) is no encoding a CSV is read in; read as UTF-16 it would give a
@@ -163,7 +165,7 @@ pub fn read_csv_bytes(
                 }
                 let line = newlines + 1;
                 let origin = RowOrigin {
-                    file: rel.to_string(),
+                    file: file.clone(),
                     sheet: None,
                     row: line,
                 };
@@ -215,7 +217,7 @@ pub fn read_csv_bytes(
                 flush(&mut batch, &mut spare, &mut table, diags);
                 let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
                 let origin = RowOrigin {
-                    file: rel.to_string(),
+                    file: file.clone(),
                     sheet: None,
                     row: line,
                 };

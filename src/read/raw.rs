@@ -243,9 +243,10 @@ impl Merge {
 pub struct RawTable {
     /// Table name: file stem or sheet name (NFC), or the `[tables.<Name>]` whose `files`/`sheets` select it.
     pub name: String,
-    /// Path relative to the project root, `/`-separated.
-    pub file: String,
-    pub sheet: Option<String>,
+    /// Path relative to the project root, `/`-separated (shared with every row's [`RowOrigin`]).
+    pub file: std::sync::Arc<str>,
+    /// The worksheet's name (shared with every row's [`RowOrigin`]); `None` for CSV.
+    pub sheet: Option<std::sync::Arc<str>>,
     pub rows: Vec<RawRow>,
     /// Merged regions (worksheets only; empty for CSV).
     pub merges: Vec<Merge>,

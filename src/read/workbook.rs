@@ -390,8 +390,8 @@ impl Sheets<'_> {
             let name = super::raw::normalize_text(&name).into_owned();
             out.push(RawTable {
                 name: name.clone(),
-                file: self.file.rel.clone(),
-                sheet: Some(name),
+                file: self.file.rel.as_str().into(),
+                sheet: Some(name.into()),
                 hidden_rows: f.hidden_rows,
                 hidden_cols: f.hidden_cols,
                 rows: sheet
@@ -415,11 +415,8 @@ impl Sheets<'_> {
         let Some(mut cell) = raw_cell(value, format.map(String::as_str), sheet.date1904) else {
             return Ok(());
         };
-        let origin = RowOrigin {
-            file: self.file.rel.clone(),
-            sheet: Some(sheet.name.clone()),
-            row: row as usize + 1,
-        };
+        // The cell's 1-based row; its `RowOrigin` is built only for a diagnostic, never per cell.
+        let at_row = row as usize + 1;
         let len = match &cell {
             RawCell::Text(s) => s.len() as u64,
             RawCell::DateTime(s) | RawCell::Error(s) => s.len() as u64,
@@ -430,7 +427,11 @@ impl Sheets<'_> {
             self.diags.push(
                 Diagnostic::cell_error(
                     Code::LimitExceeded,
-                    &origin,
+                    &RowOrigin {
+                        file: self.file.rel.as_str().into(),
+                        sheet: Some(sheet.name.as_str().into()),
+                        row: at_row,
+                    },
                     Some(col as usize),
                     None,
                     Some(&shown),
@@ -451,11 +452,11 @@ impl Sheets<'_> {
                 format!(
                     "the workbook's cells hold more than {} bytes of text ([limits] file_bytes); reading stopped at \
                      row {}",
-                    self.limits.file_bytes, origin.row
+                    self.limits.file_bytes, at_row
                 ),
             )
             .with_help(LIMIT_HELP);
-            d.sheet = origin.sheet;
+            d.sheet = Some(sheet.name.clone());
             self.diags.push(d);
             return Err(Stop);
         }
@@ -472,14 +473,14 @@ impl Sheets<'_> {
                          to its last value); reading stopped at {}{}",
                         self.limits.sheet_cells,
                         crate::diag::column_letters(col),
-                        origin.row
+                        at_row
                     ),
                 )
                 .with_help(
                     "delete stray cells far right of the table (Ctrl+End shows the last one), or raise [limits] \
                      sheet_cells",
                 );
-                d.sheet = origin.sheet;
+                d.sheet = Some(sheet.name.clone());
                 self.diags.push(d);
                 return Err(Stop);
             }

@@ -202,7 +202,7 @@ impl<'a> Places<'a> {
         let mut of = HashMap::new();
         for (name, list) in &sources {
             for (i, t) in list.iter().enumerate() {
-                of.insert((t.file.as_str(), t.sheet.as_deref()), (*name, i));
+                of.insert((&*t.file, t.sheet.as_deref()), (*name, i));
             }
         }
         let names: std::collections::BTreeSet<&str> = ins
@@ -513,7 +513,7 @@ fn key_names(t: &Table) -> String {
 fn source_name(r: &RawTable) -> String {
     match &r.sheet {
         Some(s) => format!("{} [{s}]", r.file),
-        None => r.file.clone(),
+        None => r.file.to_string(),
     }
 }
 
@@ -859,11 +859,7 @@ fn sheets(
                 .enumerate()
                 .map(|(n, r)| {
                     (
-                        (
-                            r.origin.file.as_str(),
-                            r.origin.sheet.as_deref(),
-                            r.origin.row,
-                        ),
+                        (&*r.origin.file, r.origin.sheet.as_deref(), r.origin.row),
                         n,
                     )
                 })
@@ -893,7 +889,7 @@ fn sheets(
             if layout.is_blank(r) {
                 continue;
             }
-            let key = (src.file.as_str(), src.sheet.as_deref(), r.row);
+            let key = (&*src.file, src.sheet.as_deref(), r.row);
             let typed_row = typed.get(&key).copied();
             let has_diag = marked_rows.contains(&key);
             let class = if Some(ri) == header {

@@ -164,10 +164,10 @@ pub fn type_table(
         let Some(hp) = header_pos else {
             let mut d = Diagnostic::file_error(
                 Code::NoHeader,
-                &src.file,
+                &*src.file,
                 format!("table {} has no header row", src.name),
             );
-            d.sheet = src.sheet.clone();
+            d.sheet = src.sheet.as_deref().map(str::to_string);
             let mut help = "the first non-comment row must hold the field names".to_string();
             if let Some(h) = layout.header_row {
                 d.message = format!(
@@ -420,13 +420,13 @@ fn multi_row_fields(
             _ => {
                 let mut d = Diagnostic::file_error(
                     Code::UnknownColumn,
-                    &src.file,
+                    &*src.file,
                     format!(
                         "table {}: multi_row_fields names {n:?}, which is not a list or map field of {}",
                         src.name, schema.schema_file
                     ),
                 );
-                d.sheet = src.sheet.clone();
+                d.sheet = src.sheet.as_deref().map(str::to_string);
                 diags
                     .push(d.with_help("name list (array) or map properties of the table's schema"));
                 return None;
@@ -471,8 +471,8 @@ fn report_defaults(schema: &TableSchema, from: usize, diags: &mut Vec<Diagnostic
                 let t = &mut taken[fi];
                 t.0 += 1;
                 t.1.get_or_insert(RowOrigin {
-                    file: d.file.clone(),
-                    sheet: d.sheet.clone(),
+                    file: d.file.as_str().into(),
+                    sheet: d.sheet.as_deref().map(Into::into),
                     row: d.row,
                 });
             }

@@ -49,7 +49,7 @@ fn where_cells(row: &Row, key: &[usize]) -> String {
 }
 
 fn where_(row: &Row, col: Option<usize>) -> String {
-    let mut s = row.origin.file.clone();
+    let mut s = row.origin.file.to_string();
     if let Some(sh) = &row.origin.sheet {
         s.push_str(&format!("[{sh}]"));
     }
@@ -75,11 +75,11 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                 if t.rows.len() != 1 && !gaps.tables.contains(&t.name) {
                     let mut d = Diagnostic::file_error(
                         Code::SingletonRows,
-                        t.rows.get(1).map(|r| r.origin.file.clone()).unwrap_or_else(|| t.schema_file.clone()),
+                        t.rows.get(1).map(|r| r.origin.file.to_string()).unwrap_or_else(|| t.schema_file.clone()),
                         format!("{} is a singleton table (x-gentable-mode \"one\") and must have exactly one data row, found {}", t.name, t.rows.len()),
                     );
                     if let Some(r) = t.rows.get(1) {
-                        d.sheet = r.origin.sheet.clone();
+                        d.sheet = r.origin.sheet.as_deref().map(str::to_string);
                         d.row = r.origin.row;
                     }
                     diags.push(d);

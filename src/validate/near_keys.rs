@@ -38,7 +38,7 @@ pub fn check(project: &Project, checked: &dyn Fn(&str) -> bool, diags: &mut Vec<
                     let Some(how) = differences(key, other) else {
                         continue;
                     };
-                    let mut at = first.origin.file.clone();
+                    let mut at = first.origin.file.to_string();
                     if let Some(sh) = &first.origin.sheet {
                         at.push_str(&format!("[{sh}]"));
                     }

@@ -497,11 +497,11 @@ pub fn check(
                 let mut d = Diagnostic::file_error(
                     code,
                     first
-                        .map(|r| r.origin.file.clone())
+                        .map(|r| r.origin.file.to_string())
                         .unwrap_or_else(|| set.rel(&ts.schema_file)),
                     msg,
                 );
-                d.sheet = first.and_then(|r| r.origin.sheet.clone());
+                d.sheet = first.and_then(|r| r.origin.sheet.as_deref().map(str::to_string));
                 d
             };
             match r.program.execute(&scope) {

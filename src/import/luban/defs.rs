@@ -457,8 +457,8 @@ impl<'a> Sheet<'a> {
     }
     fn place(&self, row: usize, name: &str) -> Place {
         Place {
-            file: self.t.file.clone(),
-            sheet: self.t.sheet.clone(),
+            file: self.t.file.to_string(),
+            sheet: self.t.sheet.as_deref().map(str::to_string),
             row,
             col: self.col(name),
         }

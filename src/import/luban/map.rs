@@ -851,8 +851,8 @@ fn sheet_header(
             .unwrap_or_default()
     };
     let place = |row: usize, col: Option<usize>| Place {
-        file: t.file.clone(),
-        sheet: t.sheet.clone(),
+        file: t.file.to_string(),
+        sheet: t.sheet.as_deref().map(str::to_string),
         row,
         col,
     };
@@ -1406,7 +1406,7 @@ pub fn map(
             i.sheet.as_ref().is_some_and(|s| {
                 books
                     .get(&i.file)
-                    .is_some_and(|b| !b.iter().any(|x| x.sheet.as_ref() == Some(s)))
+                    .is_some_and(|b| !b.iter().any(|x| x.sheet.as_deref() == Some(s.as_str())))
             })
         }) {
             diags.push(no_such_sheet(t, i));
@@ -1490,7 +1490,7 @@ pub fn map(
         }
         let sheet = sheets
             .iter()
-            .find(|s| first.sheet.is_none() || s.sheet == first.sheet);
+            .find(|s| first.sheet.is_none() || s.sheet.as_deref() == first.sheet.as_deref());
         let Some(sheet) = sheet else {
             diags.push(no_such_sheet(t, first));
             skipped_tables.insert(t.full.clone());
