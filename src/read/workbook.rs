@@ -320,7 +320,7 @@ impl Sheets<'_> {
                         match cells.next_cell() {
                             Ok(Some(c)) => {
                                 let (r, col) = c.get_position();
-                                self.put(&mut sheet, r, col, Data::from(c.get_value().clone()))?;
+                                self.put(&mut sheet, r, col, Cell::Ref(c.get_value()))?;
                             }
                             Ok(None) => break Ok(()),
                             Err(e) => break Err(e.to_string()),
@@ -333,7 +333,7 @@ impl Sheets<'_> {
                         match cells.next_cell() {
                             Ok(Some(c)) => {
                                 let (r, col) = c.get_position();
-                                self.put(&mut sheet, r, col, Data::from(c.get_value().clone()))?;
+                                self.put(&mut sheet, r, col, Cell::Ref(c.get_value()))?;
                             }
                             Ok(None) => break Ok(()),
                             Err(e) => break Err(e.to_string()),
@@ -346,7 +346,12 @@ impl Sheets<'_> {
                     Ok(range) => {
                         let (r0, c0) = range.start().unwrap_or((0, 0));
                         for (r, c, d) in range.used_cells() {
-                            self.put(&mut sheet, r0 + r as u32, c0 + c as u32, d.clone())?;
+                            self.put(
+                                &mut sheet,
+                                r0 + r as u32,
+                                c0 + c as u32,
+                                Cell::Data(d.clone()),
+                            )?;
                         }
                         Ok(())
                     }
@@ -410,9 +415,27 @@ impl Sheets<'_> {
     }
 
     /// Put the cell `value` at 0-based (`row`, `col`) of `sheet`, within the budget.
-    fn put(&mut self, sheet: &mut Sheet, row: u32, col: u32, value: Data) -> Result<(), Stop> {
-        let format = sheet.formats.get(&(row as usize + 1, col as usize));
-        let Some(mut cell) = raw_cell(value, format.map(String::as_str), sheet.date1904) else {
+    fn put(&mut self, sheet: &mut Sheet, row: u32, col: u32, value: Cell) -> Result<(), Stop> {
+        let cell = match value {
+            // Text (most cells of a designer's sheet) straight from calamine's shared strings: no `String`
+            // in between, and none at all for text short enough to sit inline in the raw cell.
+            Cell::Ref(calamine::DataRef::SharedString(t)) => {
+                (!t.is_empty()).then(|| RawCell::text_cell(std::borrow::Cow::Borrowed(t)))
+            }
+            Cell::Ref(other) => {
+                let format = sheet.formats.get(&(row as usize + 1, col as usize));
+                raw_cell(
+                    Data::from(other.clone()),
+                    format.map(String::as_str),
+                    sheet.date1904,
+                )
+            }
+            Cell::Data(d) => {
+                let format = sheet.formats.get(&(row as usize + 1, col as usize));
+                raw_cell(d, format.map(String::as_str), sheet.date1904)
+            }
+        };
+        let Some(mut cell) = cell else {
             return Ok(());
         };
         // The cell's 1-based row; its `RowOrigin` is built only for a diagnostic, never per cell.
@@ -489,6 +512,13 @@ impl Sheets<'_> {
         cells[col] = cell;
         Ok(())
     }
+}
+
+/// A cell value as calamine gives it: borrowed from the streaming cell reader (xlsx, xlsb) or owned (a
+/// range of the other formats).
+enum Cell<'a> {
+    Ref(&'a calamine::DataRef<'a>),
+    Data(Data),
 }
 
 /// A calamine value as a raw cell, as Excel shows it (module docs), given its number `format` (xlsx) and the
