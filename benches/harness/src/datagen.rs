@@ -232,7 +232,9 @@ const WORDS: &[&str] = &[
 ];
 
 /// English terms designers leave in Chinese text.
-const TERMS: &[&str] = &["HP", "MP", "Buff", "Debuff", "NPC", "Boss", "CD", "PVP", "DPS", "VIP"];
+const TERMS: &[&str] = &[
+    "HP", "MP", "Buff", "Debuff", "NPC", "Boss", "CD", "PVP", "DPS", "VIP",
+];
 
 /// One ASCII run inside a Chinese clause: a number with a unit (`造成120点`), a percentage (`+15%`), an English
 /// term (`Boss`) or a format placeholder (`{0}`).
@@ -570,7 +572,9 @@ pub fn generate(root: &Path, set: &str) -> PathBuf {
     );
     if set.starts_with("load-") {
         // The load benchmark reads both formats (docs/data-format.md); `toml` ends inside [csharp].
-        toml.push_str("data = [\"json\", \"binary\"]\n\n[typescript]\ndata = [\"json\", \"binary\"]\n");
+        toml.push_str(
+            "data = [\"json\", \"binary\"]\n\n[typescript]\ndata = [\"json\", \"binary\"]\n",
+        );
     }
     let mut manifest = vec![];
     for t in &specs {

@@ -48,8 +48,18 @@ fn sample(cmd: &mut Command) -> Sample {
     let mut stdout = String::new();
     let mut stderr = String::new();
     use std::io::Read;
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     let mut status = 0;
     // SAFETY: plain FFI call with valid pointers; the child is ours and not waited on elsewhere.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -134,12 +144,7 @@ fn build_csharp(repo: &Path, generated: &Path, work: &Path) -> PathBuf {
     sources.push(repo.join("benches/load/LoadBench.cs"));
     check(
         Command::new("mcs")
-            .args([
-                "-langversion:7.2",
-                "-optimize+",
-                "-nowarn:1591",
-                "-nologo",
-            ])
+            .args(["-langversion:7.2", "-optimize+", "-nowarn:1591", "-nologo"])
             .arg(format!("-out:{}", exe.display()))
             .args(&sources),
     );
@@ -163,7 +168,11 @@ fn build_typescript(repo: &Path, generated: &Path, work: &Path) -> PathBuf {
     let ts = work.join("ts");
     let _ = std::fs::remove_dir_all(&ts);
     copy_tree(&generated.join("ts"), &ts.join("gen"));
-    std::fs::copy(repo.join("benches/load/loadbench.ts"), ts.join("loadbench.ts")).unwrap();
+    std::fs::copy(
+        repo.join("benches/load/loadbench.ts"),
+        ts.join("loadbench.ts"),
+    )
+    .unwrap();
     std::fs::write(ts.join("package.json"), "{\"type\":\"module\"}\n").unwrap();
     let tsconfig = serde_json::json!({
         "compilerOptions": {
@@ -236,8 +245,14 @@ fn main() {
         let toml = std::fs::read_to_string(dir.join("gentable.toml")).unwrap();
         let variant = |format: &str| {
             let text = toml
-                .replace("data = [\"json\", \"binary\"]", &format!("data = [\"{format}\"]"))
-                .replace("generated = \"generated\"", &format!("generated = \"generated-{format}\""));
+                .replace(
+                    "data = [\"json\", \"binary\"]",
+                    &format!("data = [\"{format}\"]"),
+                )
+                .replace(
+                    "generated = \"generated\"",
+                    &format!("generated = \"generated-{format}\""),
+                );
             assert_ne!(text, toml, "the set's gentable.toml selects both formats");
             let config = dir.join(format!("gentable.{format}.toml"));
             std::fs::write(&config, text).unwrap();
@@ -272,7 +287,11 @@ fn main() {
                     modes
                         .iter()
                         .map(|&m| {
-                            let (exe, data) = if m == "binary" { (&exe_binary, &data_binary) } else { (&exe, &data) };
+                            let (exe, data) = if m == "binary" {
+                                (&exe_binary, &data_binary)
+                            } else {
+                                (&exe, &data)
+                            };
                             let s = measure(runs, || {
                                 let mut c = Command::new("mono");
                                 c.arg(exe).arg(m).arg(data);
@@ -289,7 +308,11 @@ fn main() {
                     modes
                         .iter()
                         .map(|&m| {
-                            let (js, data) = if m == "binary" { (&js_binary, &data_binary) } else { (&js, &data) };
+                            let (js, data) = if m == "binary" {
+                                (&js_binary, &data_binary)
+                            } else {
+                                (&js, &data)
+                            };
                             let s = measure(runs, || {
                                 let mut c = Command::new("node");
                                 c.arg(js).arg(m).arg(data);
@@ -307,10 +330,18 @@ fn main() {
             let load = get("json").map(|s| s.ms).unwrap_or(f64::NAN);
             println!(
                 "| {set} | {} | {:.1} MB | {} | {} | {} | {} ({:.2}×) | {} | {} |",
-                if lang == "csharp" { "C# (mono)" } else { "TypeScript (node)" },
+                if lang == "csharp" {
+                    "C# (mono)"
+                } else {
+                    "TypeScript (node)"
+                },
                 json as f64 / 1e6,
                 if binary > 0 {
-                    format!("{:.1} MB ({:.2}×)", binary as f64 / 1e6, binary as f64 / json as f64)
+                    format!(
+                        "{:.1} MB ({:.2}×)",
+                        binary as f64 / 1e6,
+                        binary as f64 / json as f64
+                    )
                 } else {
                     "-".into()
                 },

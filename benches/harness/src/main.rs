@@ -79,6 +79,7 @@ fn self_cpu() -> Duration {
 }
 
 fn main() {
+    measure::child_mode();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |name: &str| {
         args.iter()

@@ -210,6 +210,7 @@ fn decode(
 }
 
 fn main() {
+    measure::child_mode();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |name: &str| {
         args.iter()
