@@ -3,20 +3,21 @@
 
 use super::values::atom_text;
 use crate::diag::{column_letters, Code, Diagnostic};
-use crate::ir::{Project, Row, Table, TableMode, Type, Value};
+use crate::ir::{Field, Project, Row, Table, TableMode, Type, Value};
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
-fn key_text(key: &[usize], row: &Row) -> String {
+fn key_text(project: &Project, fields: &[Field], key: &[usize], row: &Row) -> String {
     key.iter()
-        .map(|&i| match &row.values[i] {
-            Value::Str(s) | Value::Enum(s) => s.clone(),
-            Value::Int(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            v => format!("{v:?}"),
-        })
+        .map(|&i| value_text(project, &fields[i].ty, &row.values[i]))
         .collect::<Vec<_>>()
         .join(if key.len() > 1 { ", " } else { "" })
+}
+
+/// A key value as the designer writes it in its cell: `0.1`, `2024-05-01`, `(x=0,y=1)` (the cell grammar,
+/// [`crate::typing::cell::print`]), never the IR's debug form (`Float(0.1)`).
+fn value_text(project: &Project, ty: &Type, v: &Value) -> String {
+    atom_text(v).unwrap_or_else(|| crate::typing::cell::print::cell_text(project, ty, v, '|'))
 }
 
 /// `(A, B)`: the field names of a composite key.
@@ -31,13 +32,13 @@ fn key_names(t: &Table, key: &[usize]) -> String {
 }
 
 /// `("Red", 3)`: the values of a composite key in one row.
-fn key_values(key: &[usize], row: &Row) -> String {
+fn key_values(project: &Project, fields: &[Field], key: &[usize], row: &Row) -> String {
     let v: Vec<String> = key
         .iter()
         .map(|&i| match &row.values[i] {
             Value::Str(s) | Value::Enum(s) => format!("{s:?}"),
             Value::Null => "(empty)".into(),
-            v => atom_text(v).unwrap_or_else(|| format!("{v:?}")),
+            v => value_text(project, &fields[i].ty, v),
         })
         .collect();
     format!("({})", v.join(", "))
@@ -64,10 +65,16 @@ fn where_(row: &Row, col: Option<usize>) -> String {
 /// A row whose key cell failed to type has no key: it is left out of the duplicate checks ([`super::gaps::Gaps`]),
 /// and a table not all of whose sources were typed is not counted as a singleton.
 pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Diagnostic>) {
-    // Key comparison reads only the enum declarations: do not copy every row.
+    // Key comparison and key text read only the type declarations: do not copy every row.
     let snapshot = Project {
+        name: project.name.clone(),
+        tables: vec![],
         enums: project.enums.clone(),
-        ..Default::default()
+        records: project.records.clone(),
+        unions: project.unions.clone(),
+        separators: project.separators.clone(),
+        kind_aliases: project.kind_aliases.clone(),
+        choices: project.choices.clone(),
     };
     for t in &mut project.tables {
         match t.mode {
@@ -113,7 +120,7 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                     if cmp(first, second) == Ordering::Equal {
                         let col = pk.first().and_then(|&c| second.column(c));
                         let pcol = pk.first().and_then(|&c| first.column(c));
-                        let key = key_text(&pk, second);
+                        let key = key_text(&snapshot, &t.fields, &pk, second);
                         let message = if pk.len() == 1 {
                             format!(
                                 "duplicate primary key {key:?} in {}: also at {}",
@@ -124,7 +131,7 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                             format!(
                                 "duplicate primary key {} = {} in {}: also at {}",
                                 key_names(t, &pk),
-                                key_values(&pk, second),
+                                key_values(&snapshot, &t.fields, &pk, second),
                                 t.name,
                                 where_cells(first, &pk),
                             )
@@ -164,7 +171,7 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                 {
                     continue;
                 }
-                let key = key_text(&uk, row);
+                let key = key_text(&snapshot, &t.fields, &uk, row);
                 if let Some(&prev) = seen.get(&key) {
                     let first = &t.rows[prev];
                     let names: Vec<&str> = uk.iter().map(|&i| t.fields[i].name.as_str()).collect();
@@ -185,7 +192,7 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                             } else {
                                 format!(
                                     "duplicate value {} of unique key {} in {}: also at {}",
-                                    key_values(&uk, row),
+                                    key_values(&snapshot, &t.fields, &uk, row),
                                     key_names(t, &uk),
                                     t.name,
                                     where_cells(first, &uk)
@@ -229,6 +236,44 @@ fn gather<T>(rows: &mut Vec<T>, kept: &[usize]) {
 #[cfg(test)]
 mod tests {
     use super::gather;
+    use crate::ir::{Field, Project, Row, Table, TableMode, Type, Value};
+
+    /// A duplicate of a unique key of numbers and dates is named as the designer wrote it (`0.1`,
+    /// `2024-05-01`), never in the IR's debug form (`Float(0.1)`, `Date(19844)`).
+    #[test]
+    fn duplicate_keys_are_named_as_their_cells_show_them() {
+        let fields = vec![
+            Field::new("Id", Type::Int(crate::ir::IntWidth::U32)),
+            Field::new("Weight", Type::Float),
+            Field::new("Day", Type::Date),
+        ];
+        let row = |id: i128, w: f64| {
+            let mut r = Row::new(vec![Value::Int(id), Value::Float(w), Value::Date(19_844)]);
+            r.origin.file = "Table/T.csv".into();
+            r.origin.row = id as usize + 1;
+            r
+        };
+        let mut t = Table::new("T", TableMode::Map, fields);
+        t.primary_key = vec![0];
+        t.unique_keys = vec![vec![1], vec![1, 2]];
+        t.rows = vec![row(1, 0.1), row(2, 2.5), row(3, 0.1)];
+        let mut p = Project {
+            tables: vec![t],
+            ..Default::default()
+        };
+        let mut diags = vec![];
+        super::check(&mut p, &Default::default(), &mut diags);
+        let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "duplicate value \"0.1\" of unique key (Weight) in T: also at Table/T.csv:2",
+                "duplicate value (0.1, 2024-05-01) of unique key (Weight, Day) in T: also at Table/T.csv:2 and Table/T.csv:2",
+            ],
+            "{diags:?}"
+        );
+        assert_eq!(diags[0].cell_text.as_deref(), Some("0.1"));
+    }
 
     /// `gather` on random permutations of up to 40 rows, keeping none, some or all of them, against
     /// building the result by copying.
