@@ -20,7 +20,7 @@ fn main() -> ExitCode {
 /// allocates. mimalloc asks for huge pages on its 1 GiB arenas (`MADV_HUGEPAGE`) and later returns freed
 /// 64 KiB spans of them to the kernel; every fresh touch of such a span had the kernel zero a whole 2 MiB
 /// page again. On the benchmark's one-million-row CSV that was 30 % of all CPU cycles in `clear_page_erms`:
-/// system time 4.7–5.0 s with huge pages, 1.7–2.3 s without, the same peak memory (docs/performance.md,
+/// system time 4.7–5.0 s with huge pages, 1.6–2.3 s without, the same peak memory (docs/performance.md,
 /// issue 18). A failure (an old kernel, a sandbox refusing `prctl`) changes nothing but the speed.
 fn no_transparent_huge_pages() {
     #[cfg(any(target_os = "linux", target_os = "android"))]

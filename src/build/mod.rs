@@ -468,13 +468,13 @@ fn exit_code(diags: &[Diagnostic]) -> u8 {
         .unwrap_or(0)
 }
 
-/// Read, type and validate as `plan` says; a one-table rebuild that gives up runs the full plan.
 /// `error: <message>` and a line end, in `lang` (a configuration or usage error, exit code 2).
 fn error_line(message: &str, lang: Lang) -> String {
     let m = crate::diag::lang::message(message, lang);
     format!("{}\n", crate::diag::lang::frame(lang, "error: {}", &[&m]))
 }
 
+/// Read, type and validate as `plan` says; a one-table rebuild that gives up runs the full plan.
 fn checked(loaded: &Loaded, ctx: &Context, plan: Plan) -> stages::Checked {
     if let Some(p) = plan.partial() {
         if let Some(done) = stages::validate(loaded, ctx, &plan) {

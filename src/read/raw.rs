@@ -71,8 +71,9 @@ pub struct Formatted {
 }
 
 impl RawCell {
-    /// A text cell: empty text is [`RawCell::Empty`]; other text is normalised ([`normalize_text`]). A
-    /// borrowed `s` is copied only if it is longer than 24 bytes; an owned one keeps its buffer then.
+    /// A text cell: empty text is [`RawCell::Empty`]; other text is normalised ([`normalize_text`]). Up to
+    /// 24 bytes sit inline in the cell (no allocation); longer text is allocated, unless `s` is owned and
+    /// normalisation leaves it as it is (its buffer is kept).
     pub fn text_cell(s: Cow<'_, str>) -> RawCell {
         if s.is_empty() {
             return RawCell::Empty;

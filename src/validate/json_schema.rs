@@ -347,9 +347,10 @@ fn keyword_of(schema_path: &str) -> &str {
 
 /// Validate every row against its JSON Schema ([`rows`]) on all cores: the tables are split into work units
 /// of whole small tables or row ranges of big ones, each validated on its own (with its own schema
-/// registry) where the rows are; no row is moved or copied. The diagnostics are those of one sequential
-/// call: per-row findings do not depend on the split, and schema-level findings (row 0) are kept once per
-/// table.
+/// registry) where the rows are; no row is moved or copied. Per-row findings are those of one sequential
+/// call (they do not depend on the split); a schema-level finding (row 0) is kept once per file and message,
+/// so two tables that share one schema file (a `schema` override) report a schema the validator refuses
+/// once here and twice in [`rows`].
 pub fn rows_parallel(
     project: &Project,
     set: &SchemaSet,

@@ -4,7 +4,8 @@
 //! bench [--sets luban-shape,csv-1m,...] [--gentable PATH] [--no-baseline] [--runs N] [--floor-only]
 //! ```
 //!
-//! For every synthetic set (generated on first use by `src/datagen.rs` into `target/bench-data/<set>/`) one
+//! For every synthetic set (generated on first use by `src/datagen.rs` into `target/bench-data/<set>/`, or
+//! `$GENTABLE_BENCH_DATA/<set>/`) one
 //! run reports, for the release `gentable build` child process:
 //! * **cold**: no `.gentable-cache/`, no `generated/`;
 //! * **no-op**: everything cached and nothing changed (median of `--runs`);

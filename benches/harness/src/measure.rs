@@ -20,10 +20,10 @@ const MEASURE_CHILD: &str = "--measure-child";
 /// Run `cmd` to completion with stdout discarded and stderr in `log`; panics (with the log) if it fails.
 ///
 /// The child is started by a fresh copy of this binary ([`child_mode`]), which waits for it with `wait4` and
-/// reports the figures. Linux's `ru_maxrss` of a child counts the memory of the process that forked it (the
-/// new address space starts as a copy of the parent's, and exec records its high-water mark), so a child
-/// forked straight from this harness after it read a 200,000-row workbook for the read floor "used" the
-/// harness's 536 MB whatever the child did. The wrapper is small when it forks.
+/// reports the figures. Linux's `ru_maxrss` of a child includes the high-water mark of the address space it
+/// was started from (a fork's copy of the parent's, or with `posix_spawn` the parent's own until exec, which
+/// records it), so a child started straight from this harness after it read a 200,000-row workbook for the
+/// read floor "used" the harness's 536 MB whatever the child did. The wrapper is small when it starts one.
 pub fn run(cmd: &mut Command, log: &Path) -> Run {
     let err = std::fs::File::create(log).expect("log file");
     let report = log.with_extension("rusage");
@@ -69,7 +69,7 @@ pub fn run(cmd: &mut Command, log: &Path) -> Run {
 
 /// When this binary was started by [`run`] as the measuring wrapper (`--measure-child <report> <program>
 /// <args>…`): run the program with this process's stdio, reap it with `wait4`, write `wall-ns cpu-ns
-/// max-rss-KiB` to the report file and exit with the program's status. Call first thing in `main`; returns
+/// max-rss-KiB` to the report file and exit with the program's exit code (1 if a signal ended it). Call first thing in `main`; returns
 /// otherwise.
 // The child is reaped by `wait4`, not by `Child::wait`.
 #[allow(clippy::zombie_processes)]

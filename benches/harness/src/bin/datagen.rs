@@ -1,5 +1,5 @@
-//! Synthetic benchmark data: `datagen [SET...]` writes `target/bench-data/<set>/` (all sets when none is
-//! named). Seeded and deterministic; see `src/datagen.rs`. `datagen --edit SET` changes the one cell the
+//! Synthetic benchmark data: `datagen [SET...]` writes `target/bench-data/<set>/` (or
+//! `$GENTABLE_BENCH_DATA/<set>/`; all sets when none is named). Seeded and deterministic; see `src/datagen.rs`. `datagen --edit SET` changes the one cell the
 //! benchmark edits, `datagen --undo SET` changes it back (to time a one-cell edit by hand).
 
 #[path = "../datagen.rs"]
