@@ -422,15 +422,11 @@ impl Sheets<'_> {
             Cell::Ref(calamine::DataRef::SharedString(t)) => {
                 (!t.is_empty()).then(|| RawCell::text_cell(std::borrow::Cow::Borrowed(t)))
             }
-            Cell::Ref(other) => {
-                let format = sheet.formats.get(&(row as usize + 1, col as usize));
-                raw_cell(
-                    Data::from(other.clone()),
-                    format.map(String::as_str),
-                    sheet.date1904,
-                )
-            }
-            Cell::Data(d) => {
+            other => {
+                let d = match other {
+                    Cell::Ref(r) => Data::from(r.clone()),
+                    Cell::Data(d) => d,
+                };
                 let format = sheet.formats.get(&(row as usize + 1, col as usize));
                 raw_cell(d, format.map(String::as_str), sheet.date1904)
             }
