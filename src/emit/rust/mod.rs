@@ -2215,6 +2215,66 @@ mod tests {
         assert_eq!(got, testkit::canonical(&p));
     }
 
+    /// The generated crate's float printer (`canonical.rs`, what `canonical_tables()` writes) against
+    /// gentable's own (`ryu-js`, the canonical data) on testkit's doubles: powers of two, subnormals, short
+    /// decimals, random bit patterns and ties between two shortest forms (`890713491284145.25`).
+    #[test]
+    fn generated_float_printer_matches_the_canonical_data() {
+        let Some(rustc) = testkit::tool("rustc") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("canonical.rs"), support::CANONICAL_RS).unwrap();
+        std::fs::write(
+            dir.path().join("main.rs"),
+            "#![allow(dead_code)]\nmod canonical;\nfn main() {\n    let mut out = String::new();\n    \
+             for line in std::io::read_to_string(std::io::stdin()).unwrap().lines() {\n        \
+             canonical::write_f64(&mut out, f64::from_bits(u64::from_str_radix(line, 16).unwrap()));\n        \
+             out.push('\\n');\n    }\n    print!(\"{out}\");\n}\n",
+        )
+        .unwrap();
+        testkit::run(
+            std::process::Command::new(rustc)
+                .current_dir(dir.path())
+                .args([
+                    "--edition",
+                    "2021",
+                    "-O",
+                    "-D",
+                    "warnings",
+                    "main.rs",
+                    "-o",
+                    "floats",
+                ]),
+        );
+        let doubles = testkit::doubles();
+        let input: String = doubles
+            .iter()
+            .map(|d| format!("{:016x}\n", d.to_bits()))
+            .collect();
+        let mut child = std::process::Command::new(dir.path().join("floats"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            stdin.write_all(input.as_bytes()).unwrap();
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert!(out.status.success());
+        let got = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(got.lines().count(), doubles.len());
+        for (d, line) in doubles.iter().zip(got.lines()) {
+            let mut want = String::new();
+            crate::ir::canonical::write_f64(&mut want, *d);
+            assert_eq!(line, want, "write_f64({d:e}) bits {:016x}", d.to_bits());
+        }
+        assert!(got.contains("\n890713491284145.2\n"));
+    }
+
     #[test]
     fn the_link_symbol_changes_with_the_schemas_and_the_crate_name_not_with_the_data() {
         let p = testkit::project();

@@ -933,11 +933,13 @@ const INEXACT_HELP: &str =
     "write at most 15 significant digits (what Excel keeps), or make the field a string";
 
 /// True when the double `f` is exactly the decimal number the text `s` writes, after printing `f` the
-/// shortest way that reads back (what the canonical JSON and every generated language print): then the
-/// value ships as written. `9007199254740993` (2^53 + 1), `0.12345678901234567890` and `1e-400` (0) are
-/// not: the designer would see another number in the output.
+/// shortest way that reads back, as the canonical JSON and every generated language print it (ECMAScript
+/// `Number.prototype.toString`, which breaks a tie between two shortest forms towards the even digit): then
+/// the value ships as written. `9007199254740993` (2^53 + 1), `0.12345678901234567890`, `1e-400` (0) and
+/// `890713491284145.3` (the double 890713491284145.25, printed `890713491284145.2`) are not: the designer
+/// would see another number in the output.
 fn exact_decimal(s: &str, f: f64) -> bool {
-    decimal(s) == decimal(&format!("{f:e}"))
+    decimal(s) == decimal(&shipped(f))
 }
 
 /// Parse a finite number; `-0` becomes `0` (RFC 8785 has a single zero). A text the nearest double does
@@ -1770,6 +1772,10 @@ mod tests {
             ("1e-400", "0"),
             ("-1e-400", "0"),
             ("0.12345678901234567890", "0.12345678901234568"),
+            // The double 890713491284145.25 lies halfway between the two shortest forms; ECMAScript (the
+            // canonical JSON) prints the even one.
+            ("890713491284145.3", "890713491284145.2"),
+            ("890713491284145.25", "890713491284145.2"),
         ] {
             let e = parse_cell(text, &Type::Float, &p).unwrap_err();
             assert_eq!(e.code, Code::OutOfRange, "{text}");
@@ -1790,6 +1796,7 @@ mod tests {
             ("+007.250", 7.25),
             ("3.141592653589793", std::f64::consts::PI),
             ("5e-324", 5e-324),
+            ("890713491284145.2", 890713491284145.25),
         ] {
             assert_eq!(
                 parse_cell(text, &Type::Float, &p),

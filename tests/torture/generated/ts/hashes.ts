@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "f341bbee17c372b02aebed9b297f27305b0a20d089cc84690ffadb0a71e637dc";
+export const CONTENT_HASH = "3f301028aecd60d1af1a19894429a020a73d5ee5e15410064da78d7392776ea3";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "f341bbee17c372b02aebed9b297f27305b0a20d089cc84690ffadb0a71e637dc";
+export const PROJECT_HASH = "3f301028aecd60d1af1a19894429a020a73d5ee5e15410064da78d7392776ea3";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -28,7 +28,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["Keywords", { data: "0e76029dee428d4e0b9f45c04dd4893498296816338cd54b742155e94123c0bc", schema: "c019e7c7aaa2cd20847c3429fd36d1b403330f7312180aae4351c5419b8637c7" }],
   ["Log", { data: "010cb0fc09cb36f18df2da0da9b9971a7f6db6a4660eac4313b95cd098e57f90", schema: "5e31cf69eaaad5751fc62941db1d4090d16cc1d89f989b044269bce147e7b13e" }],
   ["Nested", { data: "48aa46c7aa7fd17899ebd887b5eb43ca9a666c336f9b4ff2a537ac36fe1deb80", schema: "65098d5336f4f174c1cf7f6c7b3e237e38228b2a039fc76761e85e66e7972238" }],
-  ["Numbers", { data: "6df345ca5c74b31a15472c8943071a2bad8c426f09f84eb3d8858969bb32d8ae", schema: "b88aba56143a348a9381a3f89ca14d21146f5cea1af44dcf77754b9895b9c066" }],
+  ["Numbers", { data: "9c7a41dceb63e7c1381c59e5d24e14145acf1b3292b45884d71ee7d06aea283c", schema: "b88aba56143a348a9381a3f89ca14d21146f5cea1af44dcf77754b9895b9c066" }],
   ["Option", { data: "e7458f70cb173520dcc494c4f1bf49e0ecde5872942846465a31528637ebf487", schema: "ebfb9c242726e3e47b6d46f6993bcdb86ee26c23954828ce9d6626bcc0780cd8" }],
   ["Pair", { data: "2fb6a20b93dc7e0842719b42c04ce68b2dc30a111ce45fc5c5d399d2a8bc9511", schema: "17fe0fd37e1f649bd8dc5c7239a2ffa224a87e6a56595304afa89cabf8cad561" }],
   ["Parts", { data: "45063a3173adc6da370fc8e8dda306b989f5622b881071fda5a2abdf1eabcbfb", schema: "d927a81cc7257f76186a7351c5037ef63af7a27f5649b504433282bddcee7043" }],

@@ -73,7 +73,8 @@ pub fn write_f64(out: &mut String, v: f64) {
         Some(m) => (true, m),
         None => (false, mant),
     };
-    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    let mut digits: String = mant.chars().filter(|c| *c != '.').collect();
+    tie_to_even(&mut digits, v);
     let k = digits.len() as i32;
     let n = exp + 1;
     if neg {
@@ -103,6 +104,46 @@ pub fn write_f64(out: &mut String, v: f64) {
         out.push('e');
         out.push(if n - 1 >= 0 { '+' } else { '-' });
         out.push_str(&(n - 1).abs().to_string());
+    }
+}
+/// Where the double `v` lies exactly halfway between two shortest digit strings that read back as `v`,
+/// Rust's `{:e}` takes the upper one and ECMAScript the even one: `890713491284145.25` prints as
+/// `890713491284145.2` in every other output. `digits` are `{:e}`'s significant digits of `v`; an odd last
+/// digit becomes the even one below when `v`'s exact value is the midpoint between them.
+fn tie_to_even(digits: &mut String, v: f64) {
+    let last = digits.as_bytes()[digits.len() - 1] - b'0';
+    if last % 2 == 0 || digits == "1" {
+        return;
+    }
+    let k = digits.len();
+    let mut mid = digits[..k - 1].to_string();
+    mid.push(char::from(b'0' + last - 1));
+    mid.push('5');
+    let significant = |precision: usize| -> String {
+        let s = format!("{:.*e}", precision, v.abs());
+        let mant = s.split('e').next().unwrap_or("");
+        mant.chars()
+            .filter(|c| *c != '.')
+            .collect::<String>()
+            .trim_end_matches('0')
+            .to_string()
+    };
+    if significant(k) != mid || significant(800) != mid {
+        return;
+    }
+    let exp = format!("{:e}", v.abs());
+    let exp = exp.split('e').nth(1).unwrap_or("0");
+    let even = format!(
+        "{}.{}{}e{exp}", & digits[..1], & digits[1..k - 1], char::from(b'0' + last - 1)
+    );
+    let even = if k == 1 {
+        format!("{}e{exp}", char::from(b'0' + last - 1))
+    } else {
+        even
+    };
+    if even.parse::<f64>() == Ok(v.abs()) {
+        digits.pop();
+        digits.push(char::from(b'0' + last - 1));
     }
 }
 macro_rules! ints {
