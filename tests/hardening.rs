@@ -848,3 +848,33 @@ fn a_project_name_with_a_newline_cannot_edit_cargo_toml() {
     assert_eq!(deps.len(), 1, "{text}");
     assert_eq!(deps["tables_code"]["path"].as_str(), Some("code"), "{text}");
 }
+
+#[test]
+fn a_workbook_calamine_panics_on_is_a_diagnostic_without_a_panic_message() {
+    // fuzz/regressions/workbook: calamine's reference parser overflows on this file. The panic is caught
+    // (GT0101); its message and, with RUST_BACKTRACE=1, a backtrace reached stderr all the same.
+    let bad = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/regressions/workbook/calamine-cell-reference-overflow.xlsx"),
+    )
+    .unwrap();
+    let p = Project::new(
+        "",
+        &[("schema/T.schema.json", ID_SCHEMA), ("Table/T.xlsx", &bad)],
+    );
+    let r = p.run(&["build"]);
+    r.fails_with(&["GT0101", "the file is damaged"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .args(["build", "-c", "gentable.toml"])
+        .current_dir(p.dir.path())
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("GT0101"), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("stack backtrace"),
+        "{stderr}"
+    );
+}

@@ -81,37 +81,35 @@ fn read_workbook_in(
     // column letters overflow u32, `attempt to multiply with overflow` in its reference parser; release
     // builds check overflow in calamine too, Cargo.toml): such a file is unreadable, never a crash.
     let mut found = vec![];
-    let read =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-            || match open_workbook_auto_bytes(&file.path, bytes) {
-                Ok(wb) => {
-                    let merges =
-                        !matches!(wb, calamine::Sheets::Xlsx(_)) || checked.mentions_merges;
-                    let facts = matches!(wb, calamine::Sheets::Xlsx(_))
-                        .then(|| super::xlsx::Workbook::open(bytes))
-                        .flatten();
-                    let mut sheets = Sheets {
-                        file,
-                        limits,
-                        text: 0,
-                        diags: &mut found,
-                        facts,
-                        keep_hidden,
-                        hash_named,
-                        seen: &mut *seen,
-                    };
-                    sheets.read(wb, merges).unwrap_or_default()
-                }
-                Err(e) => {
-                    found.push(Diagnostic::file_error(
-                        Code::UnreadableFile,
-                        &file.rel,
-                        format!("cannot open workbook: {e}"),
-                    ));
-                    vec![]
-                }
-            },
-        ));
+    let read = catch_quietly(std::panic::AssertUnwindSafe(
+        || match open_workbook_auto_bytes(&file.path, bytes) {
+            Ok(wb) => {
+                let merges = !matches!(wb, calamine::Sheets::Xlsx(_)) || checked.mentions_merges;
+                let facts = matches!(wb, calamine::Sheets::Xlsx(_))
+                    .then(|| super::xlsx::Workbook::open(bytes))
+                    .flatten();
+                let mut sheets = Sheets {
+                    file,
+                    limits,
+                    text: 0,
+                    diags: &mut found,
+                    facts,
+                    keep_hidden,
+                    hash_named,
+                    seen: &mut *seen,
+                };
+                sheets.read(wb, merges).unwrap_or_default()
+            }
+            Err(e) => {
+                found.push(Diagnostic::file_error(
+                    Code::UnreadableFile,
+                    &file.rel,
+                    format!("cannot open workbook: {e}"),
+                ));
+                vec![]
+            }
+        },
+    ));
     match read {
         Ok(tables) => {
             diags.append(&mut found);
@@ -134,6 +132,36 @@ fn read_workbook_in(
             vec![]
         }
     }
+}
+
+thread_local! {
+    /// True while this thread runs [`catch_quietly`]'s closure.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `std::panic::catch_unwind(f)` without the default panic hook's message (`thread '…' panicked at …`, and
+/// with `RUST_BACKTRACE=1` a backtrace) on stderr: the caller reports the panic as a diagnostic (GT0101 for
+/// a workbook calamine cannot read). The process-wide hook is wrapped once; panics on other threads, or
+/// outside the closure on this one, still reach the previous hook.
+fn catch_quietly<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> std::thread::Result<R> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    /// Resets the flag however the closure ends.
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            QUIET.with(|q| q.set(self.0));
+        }
+    }
+    let _reset = Reset(QUIET.with(|q| q.replace(true)));
+    std::panic::catch_unwind(f)
 }
 
 /// [`read_workbook`] of the file on disk, every sheet (hidden ones too; for tools that read a workbook
