@@ -735,7 +735,7 @@ pub fn doubles() -> Vec<f64> {
         (0..400u64)
             .map(|i| (1u64 << 49) as f64 + (i * 3_456_789_012_345 % (3u64 << 49)) as f64 + 0.25),
     );
-    v.push(890713491284145.25);
+    v.push(890713491284145.0 + 0.25);
     let mut x: u64 = 0x9E3779B97F4A7C15;
     let n: usize = std::env::var("GENTABLE_TEST_DOUBLES")
         .ok()
