@@ -2,6 +2,11 @@
 //! invalid byte is reported at its exact cell. UTF-8 (BOM optional) unless the table's `encoding` says
 //! otherwise; a byte-order mark always wins (UTF-8 or UTF-16: a file that says what it is, is that). Cell text
 //! is normalised ([`RawCell::text_cell`]: `\r\n` in quoted fields becomes `\n`, NFC).
+//!
+//! A file of 8 MiB or more (after decoding UTF-16) is cut into parts of about 2 MiB at newlines outside
+//! quoted cells and the parts are parsed on all cores (`Records::parallel`, issue 18); a part that turns out
+//! not to end between two records (a quote in the middle of an unquoted field misleads the quote count), an
+//! unclosed quote or too many cells sends the file to the one-parser reader, which reports them.
 
 use super::raw::{RawCell, RawRow, RawTable};
 use crate::config::Limits;
@@ -116,63 +121,118 @@ pub fn read_csv_bytes(
     } else {
         (bytes, configured.unwrap_or(encoding_rs::UTF_8))
     };
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(delimiter)
-        .from_reader(data);
-    // Records are parsed in batches on this thread (record boundaries need the parser's state), and each
-    // batch's fields are decoded, checked and normalised on all cores, in order: one big CSV uses both
-    // cores for most of its reading, with at most one batch of record copies held at a time.
-    let mut batch: Vec<(csv::ByteRecord, RowOrigin)> = Vec::with_capacity(BATCH_RECORDS);
-    let mut spare: Vec<csv::ByteRecord> = vec![];
-    let flush = |batch: &mut Vec<(csv::ByteRecord, RowOrigin)>,
-                 spare: &mut Vec<csv::ByteRecord>,
-                 table: &mut RawTable,
-                 diags: &mut Vec<Diagnostic>| {
-        use rayon::prelude::*;
-        let rows: Vec<(RawRow, Vec<Diagnostic>)> = batch
-            .par_iter()
-            .with_min_len(256)
-            .map(|(rec, origin)| record_row(rec, origin, name, enc, limits))
-            .collect();
-        for (row, d) in rows {
-            table.rows.push(row);
-            diags.extend(d);
-        }
-        spare.extend(batch.drain(..).map(|(rec, _)| rec));
+    let reader = Records {
+        name,
+        file: &file,
+        enc,
+        delimiter,
+        limits,
     };
-    // Line numbers: 1 + newlines before the record's first byte (the csv crate's own line counter lags
-    // behind on CRLF), counted incrementally.
-    let (mut counted_to, mut newlines) = (0usize, 0usize);
-    let mut cell_count = 0u64;
-    loop {
-        let mut rec = spare.pop().unwrap_or_default();
-        match rdr.read_byte_record(&mut rec) {
-            Ok(false) => break,
-            Ok(true) => {
-                let mut start = rec
-                    .position()
-                    .map(|p| p.byte() as usize)
-                    .unwrap_or(0)
-                    .min(data.len());
-                while start < data.len() && matches!(data[start], b'\r' | b'\n') {
-                    start += 1;
-                }
-                if start >= counted_to {
-                    newlines += memchr::memchr_iter(b'\n', &data[counted_to..start]).count();
-                    counted_to = start;
-                }
-                let line = newlines + 1;
-                let origin = RowOrigin {
-                    file: file.clone(),
-                    sheet: None,
-                    row: line,
-                };
-                cell_count += rec.len() as u64;
-                if cell_count > limits.sheet_cells {
-                    flush(&mut batch, &mut spare, &mut table, diags);
-                    diags.push(
+    if data.len() >= PARALLEL_BYTES && rayon::current_num_threads() > 1 {
+        if let Some((rows, found)) = reader.parallel(data, PART_BYTES) {
+            table.rows = rows;
+            diags.extend(found);
+            return Some(table);
+        }
+    }
+    reader.sequential(data, &mut table, diags)?;
+    Some(table)
+}
+
+/// Files at least this large are split at record boundaries and their parts parsed on all cores
+/// ([`Records::parallel`]); smaller ones are parsed on one thread and decoded in parallel batches.
+const PARALLEL_BYTES: usize = 8 << 20;
+
+/// The size a big file's parts aim at (each ends at the first record boundary after it).
+const PART_BYTES: usize = 2 << 20;
+
+/// How one CSV file's records become raw rows: its table's name, its shared file name, the encoding of its
+/// fields, its delimiter and the `[limits]` of the build.
+struct Records<'a> {
+    name: &'a str,
+    file: &'a std::sync::Arc<str>,
+    enc: &'static encoding_rs::Encoding,
+    delimiter: u8,
+    limits: &'a Limits,
+}
+
+impl Records<'_> {
+    fn reader<R: std::io::Read>(&self, input: R) -> csv::Reader<R> {
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(self.delimiter)
+            .from_reader(input)
+    }
+
+    /// The rows of the whole file `data` (after its byte-order mark) on one parser; `None` when reading
+    /// stopped at the `sheet_cells` limit (diagnosed).
+    fn sequential(
+        &self,
+        data: &[u8],
+        table: &mut RawTable,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<()> {
+        let Records {
+            name,
+            file,
+            enc,
+            limits,
+            ..
+        } = *self;
+        let mut rdr = self.reader(data);
+        // Records are parsed in batches on this thread (record boundaries need the parser's state), and each
+        // batch's fields are decoded, checked and normalised on all cores, in order: one big CSV uses both
+        // cores for most of its reading, with at most one batch of record copies held at a time.
+        let mut batch: Vec<(csv::ByteRecord, RowOrigin)> = Vec::with_capacity(BATCH_RECORDS);
+        let mut spare: Vec<csv::ByteRecord> = vec![];
+        let flush = |batch: &mut Vec<(csv::ByteRecord, RowOrigin)>,
+                     spare: &mut Vec<csv::ByteRecord>,
+                     table: &mut RawTable,
+                     diags: &mut Vec<Diagnostic>| {
+            use rayon::prelude::*;
+            let rows: Vec<(RawRow, Vec<Diagnostic>)> = batch
+                .par_iter()
+                .with_min_len(256)
+                .map(|(rec, origin)| record_row(rec, origin, name, enc, limits))
+                .collect();
+            for (row, d) in rows {
+                table.rows.push(row);
+                diags.extend(d);
+            }
+            spare.extend(batch.drain(..).map(|(rec, _)| rec));
+        };
+        // Line numbers: 1 + newlines before the record's first byte (the csv crate's own line counter lags
+        // behind on CRLF), counted incrementally.
+        let (mut counted_to, mut newlines) = (0usize, 0usize);
+        let mut cell_count = 0u64;
+        loop {
+            let mut rec = spare.pop().unwrap_or_default();
+            match rdr.read_byte_record(&mut rec) {
+                Ok(false) => break,
+                Ok(true) => {
+                    let mut start = rec
+                        .position()
+                        .map(|p| p.byte() as usize)
+                        .unwrap_or(0)
+                        .min(data.len());
+                    while start < data.len() && matches!(data[start], b'\r' | b'\n') {
+                        start += 1;
+                    }
+                    if start >= counted_to {
+                        newlines += memchr::memchr_iter(b'\n', &data[counted_to..start]).count();
+                        counted_to = start;
+                    }
+                    let line = newlines + 1;
+                    let origin = RowOrigin {
+                        file: file.clone(),
+                        sheet: None,
+                        row: line,
+                    };
+                    cell_count += rec.len() as u64;
+                    if cell_count > limits.sheet_cells {
+                        flush(&mut batch, &mut spare, table, diags);
+                        diags.push(
                         Diagnostic::cell_error(
                             Code::LimitExceeded,
                             &origin,
@@ -186,18 +246,18 @@ pub fn read_csv_bytes(
                         )
                         .with_help(format!("split the table into several files ([tables.{name}] files), or raise [limits] sheet_cells")),
                     );
-                    return None;
-                }
-                // An unterminated quote makes the csv parser read the rest of the file into one cell, which
-                // would silently swallow every following row: a record that runs to the end of the file with
-                // an odd number of quote characters is an error at the line where it starts.
-                let end = rdr.position().byte() as usize;
-                let unclosed = end >= data.len()
-                    && memchr::memchr_iter(b'"', &data[start.min(end)..end]).count() % 2 == 1;
-                batch.push((rec, origin.clone()));
-                if unclosed {
-                    flush(&mut batch, &mut spare, &mut table, diags);
-                    diags.push(
+                        return None;
+                    }
+                    // An unterminated quote makes the csv parser read the rest of the file into one cell, which
+                    // would silently swallow every following row: a record that runs to the end of the file with
+                    // an odd number of quote characters is an error at the line where it starts.
+                    let end = rdr.position().byte() as usize;
+                    let unclosed = end >= data.len()
+                        && memchr::memchr_iter(b'"', &data[start.min(end)..end]).count() % 2 == 1;
+                    batch.push((rec, origin.clone()));
+                    if unclosed {
+                        flush(&mut batch, &mut spare, table, diags);
+                        diags.push(
                         Diagnostic::cell_error(
                             Code::MalformedCsv,
                             &origin,
@@ -208,33 +268,181 @@ pub fn read_csv_bytes(
                         )
                         .with_help("close the quote; a literal quote inside a quoted cell is written twice (\"\")"),
                     );
+                    }
+                    if batch.len() >= BATCH_RECORDS {
+                        flush(&mut batch, &mut spare, table, diags);
+                    }
                 }
-                if batch.len() >= BATCH_RECORDS {
-                    flush(&mut batch, &mut spare, &mut table, diags);
+                Err(e) => {
+                    flush(&mut batch, &mut spare, table, diags);
+                    let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
+                    let origin = RowOrigin {
+                        file: file.clone(),
+                        sheet: None,
+                        row: line,
+                    };
+                    diags.push(Diagnostic::cell_error(
+                        Code::MalformedCsv,
+                        &origin,
+                        None,
+                        None,
+                        None,
+                        format!("malformed CSV: {e}"),
+                    ));
+                    break;
                 }
-            }
-            Err(e) => {
-                flush(&mut batch, &mut spare, &mut table, diags);
-                let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
-                let origin = RowOrigin {
-                    file: file.clone(),
-                    sheet: None,
-                    row: line,
-                };
-                diags.push(Diagnostic::cell_error(
-                    Code::MalformedCsv,
-                    &origin,
-                    None,
-                    None,
-                    None,
-                    format!("malformed CSV: {e}"),
-                ));
-                break;
             }
         }
+        flush(&mut batch, &mut spare, table, diags);
+        Some(())
     }
-    flush(&mut batch, &mut spare, &mut table, diags);
-    Some(table)
+
+    /// The rows and diagnostics of the whole file `data`, its parts ([`split`], about `part_bytes` each)
+    /// parsed on all cores, each from its first record to its last, in file order: what [`Self::sequential`]
+    /// gives. `None` when that cannot be shown, and the caller reads the file sequentially: the file splits
+    /// into fewer than two parts, a part does not end where a record ends (a quote in the middle of an
+    /// unquoted field, `a"b`, makes the quote count lie about which newlines are inside quoted cells), or the
+    /// file has more cells than `[limits] sheet_cells` (the sequential reader says at which record).
+    fn parallel(&self, data: &[u8], part_bytes: usize) -> Option<(Vec<RawRow>, Vec<Diagnostic>)> {
+        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let bounds = split(data, part_bytes);
+        if bounds.len() < 3 {
+            return None;
+        }
+        let parts: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+        // Line of each part's first byte: 1 + the newlines before it.
+        let newlines: Vec<usize> = parts
+            .par_iter()
+            .map(|&(a, b)| memchr::memchr_iter(b'\n', &data[a..b]).count())
+            .collect();
+        let mut first_lines = Vec::with_capacity(parts.len());
+        let mut line = 1;
+        for n in &newlines {
+            first_lines.push(line);
+            line += n;
+        }
+        let cells = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let last = parts.len() - 1;
+        let read: Option<Vec<(Vec<RawRow>, Vec<Diagnostic>)>> = parts
+            .par_iter()
+            .enumerate()
+            .with_max_len(1)
+            .map(|(i, &(a, b))| {
+                let part = &data[a..b];
+                // Every part but the last is followed by one more byte: a record starts right after the
+                // part exactly when the parser is between records there, whatever it was doing before.
+                let sentinel: &[u8] = if i == last { b"" } else { b"x" };
+                let mut rdr = self.reader(std::io::Read::chain(part, sentinel));
+                let mut rec = csv::ByteRecord::new();
+                let (mut rows, mut found) = (vec![], vec![]);
+                let (mut counted_to, mut line) = (0usize, first_lines[i]);
+                let mut ended = i == last;
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    match rdr.read_byte_record(&mut rec) {
+                        Ok(false) => break,
+                        Ok(true) => {}
+                        Err(_) => {
+                            stop.store(true, Ordering::Relaxed);
+                            return None;
+                        }
+                    }
+                    let mut start = rec
+                        .position()
+                        .map(|p| p.byte() as usize)
+                        .unwrap_or(0)
+                        .min(part.len());
+                    while start < part.len() && matches!(part[start], b'\r' | b'\n') {
+                        start += 1;
+                    }
+                    if start >= part.len() && i != last {
+                        // The sentinel's record: the part ended between records.
+                        ended = start == part.len() && rec.as_slice() == b"x" && rec.len() == 1;
+                        break;
+                    }
+                    line += memchr::memchr_iter(b'\n', &part[counted_to..start]).count();
+                    counted_to = start;
+                    let total =
+                        cells.fetch_add(rec.len() as u64, Ordering::Relaxed) + rec.len() as u64;
+                    if total > self.limits.sheet_cells {
+                        stop.store(true, Ordering::Relaxed);
+                        return None;
+                    }
+                    let origin = RowOrigin {
+                        file: self.file.clone(),
+                        sheet: None,
+                        row: line,
+                    };
+                    let end = rdr.position().byte() as usize;
+                    let unclosed = i == last
+                        && end >= part.len()
+                        && memchr::memchr_iter(b'"', &part[start.min(end)..end]).count() % 2 == 1;
+                    if unclosed {
+                        // Told by the sequential reader, which stops there.
+                        stop.store(true, Ordering::Relaxed);
+                        return None;
+                    }
+                    let (row, d) = record_row(&rec, &origin, self.name, self.enc, self.limits);
+                    rows.push(row);
+                    found.extend(d);
+                }
+                if !ended {
+                    stop.store(true, Ordering::Relaxed);
+                    return None;
+                }
+                Some((rows, found))
+            })
+            .collect();
+        let read = read?;
+        let mut rows = Vec::with_capacity(read.iter().map(|(r, _)| r.len()).sum());
+        let mut diags = vec![];
+        for (r, d) in read {
+            rows.extend(r);
+            diags.extend(d);
+        }
+        Some((rows, diags))
+    }
+}
+
+/// Where to cut CSV `data` into parts of about `part_bytes` for [`Records::parallel`]: offsets from 0 to
+/// `data.len()`, each inner one just after a newline that an even number of quote characters precedes (in
+/// RFC 4180 CSV, a newline outside every quoted cell). The quotes before each aimed-at offset are counted on
+/// all cores; a part that finds no such newline before the next aimed-at offset joins the next part.
+fn split(data: &[u8], part_bytes: usize) -> Vec<usize> {
+    use rayon::prelude::*;
+    let n = (data.len() / part_bytes.max(1)).max(1);
+    let aims: Vec<usize> = (0..=n).map(|i| i * data.len() / n).collect();
+    let quotes: Vec<usize> = aims
+        .par_windows(2)
+        .map(|w| memchr::memchr_iter(b'"', &data[w[0]..w[1]]).count())
+        .collect();
+    let mut bounds = vec![0];
+    let mut before = 0usize;
+    for i in 1..n {
+        before += quotes[i - 1];
+        let (aim, next) = (aims[i], aims[i + 1]);
+        let mut odd = before % 2 == 1;
+        let mut at = aim.max(*bounds.last().unwrap_or(&0));
+        while let Some(j) = memchr::memchr2(b'"', b'\n', &data[at..next]) {
+            let k = at + j;
+            if data[k] == b'"' {
+                odd = !odd;
+            } else if !odd {
+                bounds.push(k + 1);
+                break;
+            }
+            at = k + 1;
+        }
+    }
+    if *bounds.last().unwrap_or(&0) < data.len() {
+        bounds.push(data.len());
+    }
+    bounds.dedup();
+    bounds
 }
 
 /// The UTF-32 form `bytes` are in, with or without its byte-order mark ([`utf32_bom`],
@@ -451,6 +659,153 @@ mod tests {
             .iter()
             .map(|r| (r.row, r.cells.iter().map(RawCell::text).collect()))
             .collect()
+    }
+
+    /// Rows (line, cells) and diagnostics of `data` read by [`Records::sequential`] and by
+    /// [`Records::parallel`] with parts of about `part_bytes` (`None` when the parallel reader declines).
+    #[allow(clippy::type_complexity)]
+    fn both_ways(
+        data: &[u8],
+        part_bytes: usize,
+        limits: &Limits,
+    ) -> (
+        (Option<Vec<(usize, Vec<RawCell>)>>, Vec<Diagnostic>),
+        Option<(Vec<(usize, Vec<RawCell>)>, Vec<Diagnostic>)>,
+    ) {
+        let file: std::sync::Arc<str> = "Table/T.csv".into();
+        let r = Records {
+            name: "T",
+            file: &file,
+            enc: encoding_rs::UTF_8,
+            delimiter: b',',
+            limits,
+        };
+        let cells = |rows: Vec<RawRow>| rows.into_iter().map(|r| (r.row, r.cells)).collect();
+        let mut t = RawTable::default();
+        let mut d = vec![];
+        let done = r.sequential(data, &mut t, &mut d);
+        let sequential = (done.map(|()| cells(t.rows)), d);
+        let parallel = r
+            .parallel(data, part_bytes)
+            .map(|(rows, d)| (cells(rows), d));
+        (sequential, parallel)
+    }
+
+    /// A big file's parts, parsed on all cores, give the rows, lines and diagnostics the one-thread reader
+    /// gives: random CSV made of quotes, delimiters, CR, LF, CRLF, multi-line quoted cells, invalid UTF-8,
+    /// Chinese text and blank lines, cut into parts of 1 to 97 bytes. Where a quote in an unquoted field
+    /// (`a"b`) misleads the quote count, the parallel reader must decline rather than differ.
+    #[test]
+    fn parts_read_on_all_cores_give_what_one_parser_gives() {
+        let limits = Limits::default();
+        let pieces: [&[u8]; 12] = [
+            b"a",
+            b"12",
+            b",",
+            b",",
+            b"\n",
+            b"\r\n",
+            b"\"x,\ny\"",
+            b"\"say \"\"hi\"\"\"",
+            "中文，「引号」".as_bytes(),
+            b"\xff",
+            b"\r",
+            b"\"",
+        ];
+        let mut x: u64 = 0x2545F4914F6CDD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut agreed, mut declined) = (0, 0);
+        for case in 0..3000 {
+            let len = 1 + next() % 120;
+            let mut data = vec![];
+            for _ in 0..len {
+                // The last two pieces (a lone CR, a lone quote) make malformed files: rarer.
+                let k = next() as usize % if case % 4 == 0 { 12 } else { 10 };
+                data.extend_from_slice(pieces[k]);
+            }
+            let part = 1 + next() as usize % 97;
+            let (sequential, parallel) = both_ways(&data, part, &limits);
+            match parallel {
+                Some((rows, d)) => {
+                    agreed += 1;
+                    assert_eq!(
+                        (Some(rows), d),
+                        sequential,
+                        "{:?} in parts of {part}",
+                        String::from_utf8_lossy(&data)
+                    );
+                }
+                None => declined += 1,
+            }
+        }
+        // Well-formed files (three cases in four) are read in parts.
+        assert!(
+            agreed > 1500,
+            "only {agreed} of 3000 read in parts ({declined} declined)"
+        );
+
+        // Line numbers after multi-line cells and CRLF, across parts.
+        let data = "Id,Text\r\n1,\"a\r\nb\"\r\n2,c\r\n\r\n3,\"d\n\ne\"\n4,f\n".repeat(50);
+        let (sequential, parallel) = both_ways(data.as_bytes(), 40, &limits);
+        let (rows, d) = parallel.expect("a well-formed file is read in parts");
+        assert_eq!(rows[1].0, 2);
+        assert_eq!(rows[5].0, 10);
+        assert_eq!(rows[6].0, 11);
+        assert_eq!((Some(rows), d), sequential);
+
+        // A quote inside an unquoted field, then a quoted newline: the quote count says the newline after
+        // `x"y` is inside a quoted cell (it is not) and the one inside `"p\nq"` is not (it is). Declined.
+        let data = b"1,x\"y\n2,\"p\nq\"\n3,z\n".repeat(20);
+        let (sequential, parallel) = both_ways(&data, 9, &limits);
+        assert!(parallel.is_none());
+        assert_eq!(sequential.0.unwrap().len(), 60);
+
+        // More cells than `sheet_cells`: declined, the sequential reader says where it stopped.
+        let small = Limits {
+            sheet_cells: 50,
+            ..Limits::default()
+        };
+        let data = b"1,2,3\n".repeat(40);
+        let (sequential, parallel) = both_ways(&data, 16, &small);
+        assert!(parallel.is_none());
+        assert!(sequential.0.is_none());
+        assert_eq!(sequential.1.len(), 1);
+        assert_eq!(sequential.1[0].code, Code::LimitExceeded);
+    }
+
+    /// A file past [`PARALLEL_BYTES`] goes through the parallel reader and reads as the one parser reads it;
+    /// with an unclosed quote in its last record it is still reported at that record's line.
+    #[test]
+    fn a_big_file_reads_as_one_parser_reads_it() {
+        let mut data = String::from("Id,Name,Text\n");
+        let mut n = 0;
+        while data.len() < PARALLEL_BYTES + (1 << 20) {
+            n += 1;
+            data.push_str(&format!(
+                "{n},名字{n},\"他说：「好，\"\"走\"\"。」\r\n第二行\"\r\n"
+            ));
+        }
+        let (table, d) = csv(data.as_bytes(), None, b',');
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(table.rows.len(), n + 1);
+        let last = &table.rows[n];
+        assert_eq!(last.row, 2 * n);
+        assert_eq!(last.cells[2].text(), "他说：「好，\"走\"。」\n第二行");
+        let (sequential, parallel) = both_ways(data.as_bytes(), PART_BYTES, &Limits::default());
+        let (rows, d) = parallel.expect("read in parts");
+        assert_eq!((Some(rows), d), sequential);
+
+        data.push_str("99999999,x,\"never closed\n1,2,3\n");
+        let (table, d) = csv(data.as_bytes(), None, b',');
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, Code::MalformedCsv);
+        assert_eq!(d[0].row, 2 * n + 2);
+        assert_eq!(table.rows.len(), n + 2);
     }
 
     #[test]
