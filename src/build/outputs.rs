@@ -107,11 +107,11 @@ fn data_folder(
             });
             if let Some(body) = body {
                 let data_hash = blake3::Hash::from_bytes(d).to_hex();
-                let bytes = body
+                let [head, body] = body
                     .and_then(|b| b.seal(data_hash.as_str(), &layout))
                     .with_context(|| format!("table {}", t.name))?;
                 for b in &folder.binary {
-                    sink.put(&format!("{b}/{}.bytes", t.name), &bytes);
+                    sink.put_parts(&format!("{b}/{}.bytes", t.name), &[&head, &body]);
                 }
             }
             Ok((d, schema))

@@ -12,7 +12,7 @@
 //! for booleans and optional tags; a scalar union's member index, then the member's value; a JSON value's
 //! kind, then its body.
 
-use crate::ir::{Project, Table, Type, Value};
+use crate::ir::{Project, Row, Table, Type, Value};
 use anyhow::{bail, Context, Result};
 use foldhash::HashMap;
 use foldhash::HashMapExt;
@@ -41,68 +41,126 @@ pub fn encode(
     data_hash: &str,
     schema_hash: &str,
 ) -> Result<Vec<u8>> {
-    encode_unsealed(project, table)?.seal(data_hash, schema_hash)
+    let sealed = encode_unsealed(project, table)?.seal(data_hash, schema_hash)?;
+    Ok(sealed.concat())
 }
 
 /// A binary data file whose header is not filled in yet: [`HEADER_LEN`] zero bytes, then the table name,
 /// the string table, the row count and the rows. The body does not depend on the hashes, so a build
 /// encodes it while the canonical JSON (whose digest is the `dataHash`) is rendered, then seals it in
-/// place (a big table's bytes are not copied again: issue 18, peak memory).
+/// place. The file is kept in two parts, everything up to the row count (`head`) and the rows (`body`), and
+/// written as such: a big table's rows are never copied behind its string table (issue 18, peak memory).
 #[derive(Debug)]
-pub struct Unsealed(Vec<u8>);
+pub struct Unsealed {
+    head: Vec<u8>,
+    body: Vec<u8>,
+}
 
-/// Everything of `table`'s binary data file after the header (see [`Unsealed`]).
+/// Rows of a big table's body encoded as one unit on a pool thread ([`encode_unsealed`]).
+const CHUNK_ROWS: usize = 4096;
+
+/// Rows of a big table encoded on all cores before their string references are resolved in order: bounds
+/// the deferred string uses held at a time.
+const WAVE_ROWS: usize = 16 * CHUNK_ROWS;
+
+/// Everything of `table`'s binary data file after the header (see [`Unsealed`]). A table of more than
+/// [`CHUNK_ROWS`] rows has its rows encoded in chunks on all cores, each string use deferred with its hash;
+/// the references are then given in row order on this thread (a string's first use is `0`, a later one its
+/// index + 1: the order of first uses is the string table's), so the bytes are those of one encoder.
 pub fn encode_unsealed(project: &Project, table: &Table) -> Result<Unsealed> {
-    let mut enc = Encoder {
+    encode_body(project, table, table.rows.len() > CHUNK_ROWS)
+}
+
+/// [`encode_unsealed`], the rows encoded in chunks on all cores or not.
+fn encode_body(project: &Project, table: &Table, chunked: bool) -> Result<Unsealed> {
+    use rayon::prelude::*;
+    let mut enc = Encoder::new(
         project,
-        body: Vec::with_capacity(table.rows.len() * 16 * table.fields.len().max(1)),
-        strings: hashbrown::HashTable::new(),
-        order: vec![],
-        hashes: vec![],
-    };
-    for (i, row) in table.rows.iter().enumerate() {
+        table.rows.len() * 16 * table.fields.len().max(1),
+        false,
+    );
+    /// Row `i` of `table` into `e`.
+    fn row<'a>(e: &mut Encoder<'a>, table: &'a Table, i: usize, row: &'a Row) -> Result<()> {
         for (f, v) in table.fields.iter().zip(&row.values) {
-            enc.value(&f.ty, v)
+            e.value(&f.ty, v)
                 .with_context(|| format!("table {} row {i} field {}", table.name, f.name))?;
         }
+        Ok(())
     }
-    let mut out = Vec::with_capacity(
-        HEADER_LEN + enc.body.len() + 64 * enc.order.len() + table.name.len() + 16,
-    );
-    out.resize(HEADER_LEN, 0);
-    varint(&mut out, table.name.len() as u64);
-    out.extend_from_slice(table.name.as_bytes());
-    string_table(&mut out, &enc.order);
+    if chunked {
+        for (w, wave) in table.rows.chunks(WAVE_ROWS).enumerate() {
+            let parts: Vec<Result<Encoder<'_>>> = wave
+                .par_chunks(CHUNK_ROWS)
+                .enumerate()
+                .with_max_len(1)
+                .map(|(c, rows)| {
+                    let mut e = Encoder::new(project, rows.len() * 16 * table.fields.len(), true);
+                    for (j, r) in rows.iter().enumerate() {
+                        row(&mut e, table, w * WAVE_ROWS + c * CHUNK_ROWS + j, r)?;
+                    }
+                    Ok(e)
+                })
+                .collect();
+            for part in parts {
+                let part = part?;
+                let mut at = 0;
+                for &(s, h, pos) in &part.uses {
+                    enc.body.extend_from_slice(&part.body[at..pos]);
+                    let r = enc.reference(s, h);
+                    varint(&mut enc.body, r);
+                    at = pos;
+                }
+                enc.body.extend_from_slice(&part.body[at..]);
+            }
+        }
+    } else {
+        for (i, r) in table.rows.iter().enumerate() {
+            row(&mut enc, table, i, r)?;
+        }
+    }
+    let mut head = Vec::with_capacity(HEADER_LEN + 64 * enc.order.len() + table.name.len() + 16);
+    head.resize(HEADER_LEN, 0);
+    varint(&mut head, table.name.len() as u64);
+    head.extend_from_slice(table.name.as_bytes());
+    string_table(&mut head, &enc.order);
     drop(enc.strings);
     drop(enc.hashes);
     drop(enc.order);
-    varint(&mut out, table.rows.len() as u64);
-    out.extend_from_slice(&enc.body);
-    Ok(Unsealed(out))
+    varint(&mut head, table.rows.len() as u64);
+    Ok(Unsealed {
+        head,
+        body: enc.body,
+    })
 }
 
 impl Unsealed {
     /// The whole file: the header (magic, version, flags, CRC-32, length, the two hashes as 64 hex digits
     /// each) filled in before the body, the length and the CRC-32 of everything after the CRC field
     /// included. `Err` if a hash is not 64 hex digits long.
-    pub fn seal(self, data_hash: &str, schema_hash: &str) -> Result<Vec<u8>> {
+    /// The two parts are the file one after the other: `[head, body]` (see [`Unsealed`]).
+    pub fn seal(self, data_hash: &str, schema_hash: &str) -> Result<[Vec<u8>; 2]> {
         if data_hash.len() != 64 || schema_hash.len() != 64 {
             bail!("hashes must be 64 hex digits");
         }
-        let mut out = self.0;
+        let Unsealed {
+            head: mut out,
+            body,
+        } = self;
         let mut header = Vec::with_capacity(HEADER_LEN);
         header.extend_from_slice(&MAGIC);
         header.extend_from_slice(&VERSION.to_le_bytes());
         header.extend_from_slice(&0u16.to_le_bytes());
         header.extend_from_slice(&[0; 4]); // CRC-32, below
-        header.extend_from_slice(&(out.len() as u64).to_le_bytes());
+        header.extend_from_slice(&((out.len() + body.len()) as u64).to_le_bytes());
         header.extend_from_slice(data_hash.as_bytes());
         header.extend_from_slice(schema_hash.as_bytes());
         debug_assert_eq!(header.len(), HEADER_LEN);
         out[..HEADER_LEN].copy_from_slice(&header);
-        let crc = crc32fast::hash(&out[16..]);
-        out[12..16].copy_from_slice(&crc.to_le_bytes());
-        Ok(out)
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&out[16..]);
+        crc.update(&body);
+        out[12..16].copy_from_slice(&crc.finalize().to_le_bytes());
+        Ok([out, body])
     }
 }
 
@@ -339,6 +397,10 @@ struct Encoder<'a> {
     order: Vec<&'a str>,
     /// `hashes[i]` is the hash of `order[i]`.
     hashes: Vec<u64>,
+    /// Whether string uses are deferred: each is recorded in [`Self::uses`] instead of written.
+    deferred: bool,
+    /// The deferred string uses in order: the string, its hash and where in `body` its reference goes.
+    uses: Vec<(&'a str, u64, usize)>,
 }
 
 /// The hash of a string in [`Encoder::strings`]: foldhash with a fixed seed (the file's bytes never depend on
@@ -349,19 +411,41 @@ fn string_hash(s: &str) -> u64 {
 }
 
 impl<'a> Encoder<'a> {
-    /// A string reference: `0` for the next string of the table (its first use), `i + 1` for string `i` again.
+    /// An encoder with room for `capacity` body bytes, its string uses `deferred` or not.
+    fn new(project: &'a Project, capacity: usize, deferred: bool) -> Self {
+        Encoder {
+            project,
+            body: Vec::with_capacity(capacity),
+            strings: hashbrown::HashTable::new(),
+            order: vec![],
+            hashes: vec![],
+            deferred,
+            uses: vec![],
+        }
+    }
+
+    /// A string reference: `0` for the next string of the table (its first use), `i + 1` for string `i` again
+    /// (deferred: recorded for [`encode_body`] to resolve in row order).
     fn string(&mut self, s: &'a str) {
         let h = string_hash(s);
+        if self.deferred {
+            self.uses.push((s, h, self.body.len()));
+            return;
+        }
+        let r = self.reference(s, h);
+        varint(&mut self.body, r);
+    }
+
+    /// The reference of a use of `s` (whose hash is `h`) after the uses so far (see [`Self::string`]).
+    fn reference(&mut self, s: &'a str, h: u64) -> u64 {
         let (order, hashes) = (&self.order, &self.hashes);
         match self.strings.entry(h, |&i| order[i] == s, |&i| hashes[i]) {
-            hashbrown::hash_table::Entry::Occupied(e) => {
-                varint(&mut self.body, *e.get() as u64 + 1);
-            }
+            hashbrown::hash_table::Entry::Occupied(e) => *e.get() as u64 + 1,
             hashbrown::hash_table::Entry::Vacant(e) => {
                 e.insert(order.len());
                 self.order.push(s);
                 self.hashes.push(h);
-                varint(&mut self.body, 0);
+                0
             }
         }
     }
@@ -939,5 +1023,66 @@ mod tests {
         };
         let err = encode(&p, &t, &"0".repeat(64), &"0".repeat(64)).unwrap_err();
         assert!(format!("{err:#}").contains("row 0 field x"), "{err:#}");
+    }
+
+    /// A big table encoded in chunks on all cores is the file one encoder writes, string references
+    /// included: strings reused within a chunk, across chunks and across waves, in JSON values (member
+    /// names too) and optional fields; and a broken value is reported at the same row.
+    #[test]
+    fn chunked_encoding_writes_the_bytes_of_one_encoder() {
+        let p = project();
+        let fields = vec![
+            Field::new("id", Type::Int(IntWidth::U32)),
+            Field::new("name", Type::String),
+            Field::new("note", Type::Optional(Box::new(Type::String))),
+            Field::new("dir", Type::Enum("Dir".into())),
+            Field::new("j", Type::Json),
+            Field::new("f", Type::Float),
+        ];
+        let n = WAVE_ROWS + 3 * CHUNK_ROWS + 17;
+        let rows: Vec<Row> = (0..n)
+            .map(|i| {
+                let json: serde_json::Value = serde_json::json!({
+                    "k": format!("值{}", i % 1000),
+                    "b": [i % 7, "x"],
+                });
+                Row::new(vec![
+                    Value::Int(i as i128),
+                    Value::Str(format!("名字「{}」", (i * 7919) % 50_000)),
+                    if i % 3 == 0 {
+                        Value::Null
+                    } else {
+                        Value::Str(format!("备注{}", i % 11))
+                    },
+                    Value::Enum(["N", "S", "E"][i % 3].into()),
+                    Value::Json(Box::new(json)),
+                    Value::Float(i as f64 / 8.0),
+                ])
+            })
+            .collect();
+        let t = Table {
+            rows,
+            ..Table::new("T", TableMode::List, fields)
+        };
+        let bytes = |chunked| {
+            let u = encode_body(&p, &t, chunked).unwrap();
+            [u.head, u.body].concat()
+        };
+        let (one, chunked) = (bytes(false), bytes(true));
+        assert_eq!(one.len(), chunked.len());
+        assert!(one == chunked, "the chunked encoder wrote other bytes");
+        let (strings, _) = split(&one[HEADER_LEN + 2..]);
+        assert!(strings.len() > 50_000, "{} strings", strings.len());
+
+        let mut broken = t.clone();
+        let last = broken.rows.len() - 5;
+        broken.rows[last].values[3] = Value::Enum("W".into());
+        for chunked in [false, true] {
+            let err = encode_body(&p, &broken, chunked).unwrap_err();
+            assert!(
+                format!("{err:#}").contains(&format!("row {last} field dir")),
+                "{err:#}"
+            );
+        }
     }
 }
