@@ -72,8 +72,9 @@ pub fn render_parts(
     }
     let mut h = blake3::Hasher::new();
     h.update(b"[");
+    let mut scratch = vec![];
     for part in &parts {
-        hash_lines(&mut h, part);
+        hash_lines(&mut h, part, &mut scratch);
     }
     h.update(b"]");
     let digest = *h.finalize().as_bytes();
@@ -105,6 +106,7 @@ pub fn render_streamed(
     let order = canonical::jcs_order(&table.fields);
     let mut h = blake3::Hasher::new();
     h.update(b"[");
+    let mut scratch = vec![];
     let batches = table.rows.len().div_ceil(BATCH_ROWS);
     for (b, batch) in table.rows.chunks(BATCH_ROWS).enumerate() {
         let mut parts: Vec<String> = batch
@@ -118,7 +120,7 @@ pub fn render_streamed(
             }
         }
         for part in &parts {
-            hash_lines(&mut h, part);
+            hash_lines(&mut h, part, &mut scratch);
             out(part.as_bytes());
         }
     }
@@ -163,11 +165,15 @@ fn last_line(part: &mut String) {
 
 /// Feeds the canonical bytes of the row lines in `part` (whole lines, each ending in `\n`) to `h`: the
 /// lines without their line ends, so that `[`, the lines, `]` hash as the canonical array without being
-/// built.
-fn hash_lines(h: &mut blake3::Hasher, part: &str) {
+/// built. The lines are joined in `scratch` first and hashed in one call: BLAKE3 hashes several 1 KiB chunks
+/// at once (AVX2) only when it is given them together; fed line by line (a few hundred bytes each), it
+/// compressed one block at a time (5 % of csv-1m's samples; issue 18).
+fn hash_lines(h: &mut blake3::Hasher, part: &str, scratch: &mut Vec<u8>) {
+    scratch.clear();
     for line in part.split_terminator('\n') {
-        h.update(line.as_bytes());
+        scratch.extend_from_slice(line.as_bytes());
     }
+    h.update(scratch);
 }
 
 /// The header of a JSON data file: its first line, read without looking at the rows; `Err` says why `text`
