@@ -182,22 +182,109 @@ fn context(prev: char) -> usize {
 /// symbol and context (0: not coded in that context), and the canonically coded characters of every string,
 /// most significant bit first, each in the code of its context.
 fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
-    varint(out, strings.len() as u64);
-    // Character counts per context: a flat array for the Basic Multilingual Plane (where designers' text
-    // lives), a map for the rest; this runs over every character of every build.
-    let mut bmp = vec![[0u64; CONTEXTS]; 0x10000];
-    let mut astral: HashMap<char, [u64; CONTEXTS]> = HashMap::new();
-    for s in strings {
-        varint(out, s.chars().count() as u64);
-        let mut ctx = 0;
-        for c in s.chars() {
-            match bmp.get_mut(c as usize) {
-                Some(n) => n[ctx] += 1,
-                None => astral.entry(c).or_default()[ctx] += 1,
-            }
-            ctx = context(c);
+    string_table_in(out, strings, GROUP_STRINGS);
+}
+
+/// Strings of a string table counted and coded together on one pool thread: a big table's strings are
+/// counted and coded on all cores, the groups' bit streams joined in order (the bytes do not depend on it).
+const GROUP_STRINGS: usize = 8192;
+
+/// Character counts per context: a flat array for the Basic Multilingual Plane (where designers' text
+/// lives), a map for the rest.
+struct Counts {
+    bmp: Vec<[u64; CONTEXTS]>,
+    astral: HashMap<char, [u64; CONTEXTS]>,
+}
+
+impl Counts {
+    fn new() -> Self {
+        Counts {
+            bmp: vec![[0u64; CONTEXTS]; 0x10000],
+            astral: HashMap::new(),
         }
     }
+
+    /// Counts the characters of `strings`, each in its context.
+    fn add(mut self, strings: &[&str]) -> Self {
+        for s in strings {
+            let mut ctx = 0;
+            for c in s.chars() {
+                match self.bmp.get_mut(c as usize) {
+                    Some(n) => n[ctx] += 1,
+                    None => self.astral.entry(c).or_default()[ctx] += 1,
+                }
+                ctx = context(c);
+            }
+        }
+        self
+    }
+
+    fn merge(mut self, other: Counts) -> Self {
+        for (a, b) in self.bmp.iter_mut().zip(&other.bmp) {
+            for ctx in 0..CONTEXTS {
+                a[ctx] += b[ctx];
+            }
+        }
+        for (c, n) in other.astral {
+            let a = self.astral.entry(c).or_default();
+            for ctx in 0..CONTEXTS {
+                a[ctx] += n[ctx];
+            }
+        }
+        self
+    }
+}
+
+/// A bit stream, most significant bit first: whole bytes and up to 7 bits held in `acc`.
+struct Bits {
+    bytes: Vec<u8>,
+    acc: u64,
+    held: u32,
+}
+
+impl Bits {
+    /// Appends the `len` low bits of `code` (`len` ≤ 32).
+    fn push(&mut self, code: u32, len: u32) {
+        self.acc = (self.acc << len) | u64::from(code);
+        self.held += len;
+        while self.held >= 8 {
+            self.bytes.push((self.acc >> (self.held - 8)) as u8);
+            self.held -= 8;
+        }
+        self.acc &= (1 << self.held) - 1;
+    }
+
+    /// Appends the bit stream `other`.
+    fn append(&mut self, other: &Bits) {
+        if self.held == 0 {
+            self.bytes.extend_from_slice(&other.bytes);
+        } else {
+            self.bytes.reserve(other.bytes.len());
+            for &b in &other.bytes {
+                self.push(u32::from(b), 8);
+            }
+        }
+        self.push(other.acc as u32, other.held);
+    }
+}
+
+/// [`string_table`], the strings counted and coded in groups of `group` on all cores.
+fn string_table_in(out: &mut Vec<u8>, strings: &[&str], group: usize) {
+    use rayon::prelude::*;
+    varint(out, strings.len() as u64);
+    let lengths: Vec<usize> = strings
+        .par_iter()
+        .with_min_len(group)
+        .map(|s| s.chars().count())
+        .collect();
+    for n in lengths {
+        varint(out, n as u64);
+    }
+    let counts = strings
+        .par_chunks(group)
+        .fold(Counts::new, Counts::add)
+        .reduce(Counts::new, Counts::merge);
+    let Counts { bmp, astral } = &counts;
     let mut symbols: Vec<char> = (0..0x10000u32)
         .filter(|&v| bmp[v as usize] != [0; CONTEXTS])
         .filter_map(char::from_u32)
@@ -243,30 +330,43 @@ fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
             }
         }
     }
-    let mut bits = Vec::with_capacity(strings.iter().map(|s| s.len()).sum::<usize>() / 2);
-    let (mut acc, mut held) = (0u64, 0u32);
-    for s in strings {
-        let mut ctx = 0;
-        for c in s.chars() {
-            let (code, len) = match bmp_codes.get(c as usize) {
-                Some(x) => x[ctx],
-                None => astral_codes[&c][ctx],
+    drop(counts);
+    let coded: Vec<Bits> = strings
+        .par_chunks(group)
+        .map(|strings| {
+            let mut bits = Bits {
+                bytes: Vec::with_capacity(strings.iter().map(|s| s.len()).sum::<usize>() / 2),
+                acc: 0,
+                held: 0,
             };
-            acc = (acc << len) | u64::from(code);
-            held += len;
-            while held >= 8 {
-                bits.push((acc >> (held - 8)) as u8);
-                held -= 8;
+            for s in strings {
+                let mut ctx = 0;
+                for c in s.chars() {
+                    let (code, len) = match bmp_codes.get(c as usize) {
+                        Some(x) => x[ctx],
+                        None => astral_codes[&c][ctx],
+                    };
+                    bits.push(code, len);
+                    ctx = context(c);
+                }
             }
-            acc &= (1 << held) - 1;
-            ctx = context(c);
-        }
+            bits
+        })
+        .collect();
+    let mut bits = Bits {
+        bytes: Vec::with_capacity(coded.iter().map(|b| b.bytes.len() + 1).sum()),
+        acc: 0,
+        held: 0,
+    };
+    for b in &coded {
+        bits.append(b);
     }
-    if held > 0 {
-        bits.push((acc << (8 - held)) as u8);
+    drop(coded);
+    if bits.held > 0 {
+        bits.bytes.push((bits.acc << (8 - bits.held)) as u8);
     }
-    varint(out, bits.len() as u64);
-    out.extend_from_slice(&bits);
+    varint(out, bits.bytes.len() as u64);
+    out.extend_from_slice(&bits.bytes);
 }
 
 /// Huffman code lengths (1 ≤ length ≤ `max_len`) for symbols of the given weights (all ≥ 1): a Huffman tree
@@ -883,6 +983,37 @@ mod tests {
             "unlimited, the tree is a path"
         );
         assert_eq!(code_lengths(&[], 24), Vec::<u32>::new());
+    }
+
+    /// A string table counted and coded in groups on all cores is the one coded in one piece, whatever the
+    /// group size (groups whose bit streams end mid-byte are joined shifted), and it reads back.
+    #[test]
+    fn string_tables_coded_in_groups_are_the_table_coded_at_once() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let alphabet: Vec<char> = "兵長槍，。「」、abcxyz 0129😀Ａ€\u{10FFFF}"
+            .chars()
+            .collect();
+        let owned: Vec<String> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (0..x % 23)
+                    .map(|k| alphabet[((x >> (k % 40)) as usize + k as usize) % alphabet.len()])
+                    .collect()
+            })
+            .collect();
+        let strings: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let mut whole = vec![];
+        string_table_in(&mut whole, &strings, usize::MAX);
+        for group in [1, 3, 1000, GROUP_STRINGS] {
+            let mut grouped = vec![];
+            string_table_in(&mut grouped, &strings, group);
+            assert!(grouped == whole, "groups of {group} code other bytes");
+        }
+        let (back, rest) = split(&whole);
+        assert_eq!(back, strings);
+        assert!(rest.is_empty());
     }
 
     #[test]
