@@ -133,13 +133,11 @@ fn tie_to_even(digits: &mut String, v: f64) {
     }
     let exp = format!("{:e}", v.abs());
     let exp = exp.split('e').nth(1).unwrap_or("0");
-    let even = format!(
-        "{}.{}{}e{exp}", & digits[..1], & digits[1..k - 1], char::from(b'0' + last - 1)
-    );
+    let lower = char::from(b'0' + last - 1);
     let even = if k == 1 {
-        format!("{}e{exp}", char::from(b'0' + last - 1))
+        format!("{lower}e{exp}")
     } else {
-        even
+        format!("{}.{}{lower}e{exp}", & digits[..1], & digits[1..k - 1])
     };
     if even.parse::<f64>() == Ok(v.abs()) {
         digits.pop();
