@@ -64,7 +64,7 @@ const CHUNK_ROWS: usize = 4096;
 const WAVE_ROWS: usize = 16 * CHUNK_ROWS;
 
 /// Everything of `table`'s binary data file after the header (see [`Unsealed`]). A table of more than
-/// [`CHUNK_ROWS`] rows has its rows encoded in chunks on all cores, each string use deferred with its hash;
+/// 4,096 rows (`CHUNK_ROWS`) has its rows encoded in chunks on all cores, each string use deferred with its hash;
 /// the references are then given in row order on this thread (a string's first use is `0`, a later one its
 /// index + 1: the order of first uses is the string table's), so the bytes are those of one encoder.
 pub fn encode_unsealed(project: &Project, table: &Table) -> Result<Unsealed> {
