@@ -211,14 +211,7 @@ impl Records<'_> {
             match rdr.read_byte_record(&mut rec) {
                 Ok(false) => break,
                 Ok(true) => {
-                    let mut start = rec
-                        .position()
-                        .map(|p| p.byte() as usize)
-                        .unwrap_or(0)
-                        .min(data.len());
-                    while start < data.len() && matches!(data[start], b'\r' | b'\n') {
-                        start += 1;
-                    }
+                    let start = record_start(&rec, data);
                     if start >= counted_to {
                         newlines += memchr::memchr_iter(b'\n', &data[counted_to..start]).count();
                         counted_to = start;
@@ -351,14 +344,7 @@ impl Records<'_> {
                             return None;
                         }
                     }
-                    let mut start = rec
-                        .position()
-                        .map(|p| p.byte() as usize)
-                        .unwrap_or(0)
-                        .min(part.len());
-                    while start < part.len() && matches!(part[start], b'\r' | b'\n') {
-                        start += 1;
-                    }
+                    let start = record_start(&rec, part);
                     if start >= part.len() && i != last {
                         // The sentinel's record: the part ended between records.
                         ended = start == part.len() && rec.as_slice() == b"x" && rec.len() == 1;
@@ -406,6 +392,20 @@ impl Records<'_> {
         }
         Some((rows, diags))
     }
+}
+
+/// The offset in `data` of the first byte of `rec`, a record parsed from `data` (at most `data.len()`): the
+/// csv crate's record position, after the line ends it may still count as the record's (on CRLF).
+fn record_start(rec: &csv::ByteRecord, data: &[u8]) -> usize {
+    let mut start = rec
+        .position()
+        .map(|p| p.byte() as usize)
+        .unwrap_or(0)
+        .min(data.len());
+    while start < data.len() && matches!(data[start], b'\r' | b'\n') {
+        start += 1;
+    }
+    start
 }
 
 /// Where to cut CSV `data` into parts of about `part_bytes` for [`Records::parallel`]: offsets from 0 to
