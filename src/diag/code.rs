@@ -101,7 +101,7 @@ codes! {
         "The cell's text is not a value of the field's type. Example: \"abc\" in an integer column. Fix: enter a value of the type shown in the message, or change the schema.";
     OutOfRange = "GT0202", Data,
         "out of range",
-        "A number does not fit the field's integer width (picked from minimum/maximum/format), is not finite, or has no exact 64-bit float (IEEE 754 double), so it would ship as another number. Example: 300 in a field with maximum 255; 12345678901234567890 in a number column (it would ship as 12345678901234567000). Fix: correct the value, widen the schema bounds, or keep a number with more than 15–17 significant digits as text (type string).";
+        "A number does not fit the field's integer width (picked from minimum/maximum/format), is not finite, or has no exact 64-bit float (IEEE 754 double), so it would ship as another number; or it is exactly a double whose shortest form (what every output prints) is written otherwise. Example: 300 in a field with maximum 255; 12345678901234567890 in a number column (it would ship as 12345678901234567000); 890713491284145.3 (its double lies halfway between ...145.2 and ...145.3, and the output prints the even digit: ...145.2). Fix: correct the value, widen the schema bounds, or keep a number with more than 15–17 significant digits as text (type string).";
     NotInEnum = "GT0203", Data,
         "not in enum",
         "The cell is not one of the enum's members (names are case-sensitive). Example: \"blue\" where Side is Red|Blue. Fix: use the member named in the hint.";

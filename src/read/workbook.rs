@@ -115,19 +115,14 @@ fn read_workbook_in(
             diags.append(&mut found);
             tables
         }
-        Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+        Err((why, at)) => {
+            let message = match at {
+                Some(at) => format!("cannot read workbook: the file is damaged (the xlsx/xls/ods reader stopped: {why}, in {at})"),
+                None => format!("cannot read workbook: the file is damaged (the xlsx/xls/ods reader stopped: {why})"),
+            };
             diags.push(
-                Diagnostic::file_error(
-                    Code::UnreadableFile,
-                    &file.rel,
-                    format!("cannot read workbook: the file is damaged (the xlsx/xls/ods reader stopped: {why})"),
-                )
-                .with_help("re-save the workbook from Excel or LibreOffice"),
+                Diagnostic::file_error(Code::UnreadableFile, &file.rel, message)
+                    .with_help("re-save the workbook from Excel or LibreOffice"),
             );
             vec![]
         }
@@ -137,20 +132,39 @@ fn read_workbook_in(
 thread_local! {
     /// True while this thread runs [`catch_quietly`]'s closure.
     static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last silenced panic on this thread happened (`calamine-0.38.0/src/xlsx/mod.rs:3112`).
+    static PANICKED_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
 /// `std::panic::catch_unwind(f)` without the default panic hook's message (`thread '…' panicked at …`, and
-/// with `RUST_BACKTRACE=1` a backtrace) on stderr: the caller reports the panic as a diagnostic (GT0101 for
-/// a workbook calamine cannot read). The process-wide hook is wrapped once; panics on other threads, or
-/// outside the closure on this one, still reach the previous hook.
-fn catch_quietly<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> std::thread::Result<R> {
+/// with `RUST_BACKTRACE=1` a backtrace) on stderr; the error is the panic's message and where it happened
+/// (a crate's path from its own folder on: `calamine-0.38.0/src/xlsx/mod.rs:3112`), which the caller reports
+/// as a diagnostic (GT0101). `f` is the whole read of one workbook: calamine's parsing, and gentable's own
+/// code that reads its sheets, so a bug of gentable's there is reported the same way, with its location
+/// (`src/read/workbook.rs:…`). The process-wide hook is wrapped once, the first time; panics on other
+/// threads, or outside the closure on this one, still reach the previous hook (a hook a program embedding
+/// gentable sets later replaces the wrapper, and the messages come back).
+fn catch_quietly<R>(
+    f: impl FnOnce() -> R + std::panic::UnwindSafe,
+) -> Result<R, (String, Option<String>)> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if !QUIET.with(std::cell::Cell::get) {
                 previous(info);
+                return;
             }
+            let at = info.location().map(|l| {
+                let file = l.file();
+                let file = file
+                    .split("/registry/src/")
+                    .nth(1)
+                    .and_then(|r| r.split_once('/'))
+                    .map_or(file, |(_, rest)| rest);
+                format!("{file}:{}", l.line())
+            });
+            PANICKED_AT.with(|p| *p.borrow_mut() = at);
         }));
     });
     /// Resets the flag however the closure ends.
@@ -161,7 +175,14 @@ fn catch_quietly<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> std::thre
         }
     }
     let _reset = Reset(QUIET.with(|q| q.replace(true)));
-    std::panic::catch_unwind(f)
+    std::panic::catch_unwind(f).map_err(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        (why, PANICKED_AT.with(|p| p.borrow_mut().take()))
+    })
 }
 
 /// [`read_workbook`] of the file on disk, every sheet (hidden ones too; for tools that read a workbook

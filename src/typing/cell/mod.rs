@@ -943,8 +943,9 @@ fn exact_decimal(s: &str, f: f64) -> bool {
 }
 
 /// Parse a finite number; `-0` becomes `0` (RFC 8785 has a single zero). A text the nearest double does
-/// not write back exactly (more significant digits than a double keeps, or an underflow to 0) is an error
-/// (GT0202), never a silently rounded value.
+/// not write back exactly (more significant digits than a double keeps, an underflow to 0, or a tie the
+/// output prints with the even digit: `890713491284145.3`) is an error (GT0202), never a silently rounded
+/// value; so is a text that is exactly a double but prints shorter (`890713491284145.25`).
 pub fn parse_float(s: &str) -> Result<Value, CellError> {
     let lower = s.to_ascii_lowercase();
     if lower.contains("inf") || lower.contains("nan") {
@@ -954,6 +955,20 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
         );
     }
     match s.strip_prefix('+').unwrap_or(s).parse::<f64>() {
+        // The double is the number written, but prints shorter (`890713491284145.25`, a tie between two
+        // shortest forms; `0.1000000000000000055511151231257827021181583404541015625`).
+        Ok(f)
+            if f.is_finite()
+                && !exact_decimal(s, f)
+                && decimal(s) == decimal(&format!("{f:.1100e}")) =>
+        {
+            let ships = shipped(f);
+            Err(CellError::new(
+                Code::OutOfRange,
+                format!("{s} is exactly a 64-bit float, whose shortest form is {ships}: it would ship as {ships}"),
+            )
+            .help(format!("write {ships} (the same 64-bit float), or make the field a string")))
+        }
         Ok(f) if f.is_finite() && !exact_decimal(s, f) => Err(CellError::new(
             Code::OutOfRange,
             format!(
@@ -1761,6 +1776,34 @@ mod tests {
         );
     }
 
+    /// A number that is exactly a double but prints shorter is not called inexact: the message says it is
+    /// the double and what it prints as.
+    #[test]
+    fn an_exact_double_that_prints_shorter_says_so() {
+        let p = project();
+        for (text, ships) in [
+            ("890713491284145.25", "890713491284145.2"),
+            (
+                "0.1000000000000000055511151231257827021181583404541015625",
+                "0.1",
+            ),
+        ] {
+            let e = parse_cell(text, &Type::Float, &p).unwrap_err();
+            assert_eq!(e.code, Code::OutOfRange, "{text}");
+            assert_eq!(
+                e.message,
+                format!("{text} is exactly a 64-bit float, whose shortest form is {ships}: it would ship as {ships}")
+            );
+            assert_eq!(
+                e.help.as_deref(),
+                Some(
+                    format!("write {ships} (the same 64-bit float), or make the field a string")
+                        .as_str()
+                )
+            );
+        }
+    }
+
     /// Found by the newcomer pass: a number text the nearest double does not write back shipped as
     /// another number without a word (2^53 + 1 → 9007199254740992, 1e-400 → 0).
     #[test]
@@ -1775,7 +1818,6 @@ mod tests {
             // The double 890713491284145.25 lies halfway between the two shortest forms; ECMAScript (the
             // canonical JSON) prints the even one.
             ("890713491284145.3", "890713491284145.2"),
-            ("890713491284145.25", "890713491284145.2"),
         ] {
             let e = parse_cell(text, &Type::Float, &p).unwrap_err();
             assert_eq!(e.code, Code::OutOfRange, "{text}");
