@@ -730,11 +730,13 @@ pub fn doubles() -> Vec<f64> {
     v.extend((-30..=30).map(|e| 10f64.powi(e)));
     v.extend((-30..=30).map(|e| 1.5 * 10f64.powi(e)));
     // Ties: N + 0.25 for N in [2^49, 2^51) is exactly halfway between two shortest forms (…2 and …3);
-    // ECMAScript prints the even one, Rust's `{:e}` the upper one.
-    v.extend(
-        (0..400u64)
-            .map(|i| (1u64 << 49) as f64 + (i * 3_456_789_012_345 % (3u64 << 49)) as f64 + 0.25),
-    );
+    // ECMAScript prints the even one, Rust's `{:e}` the upper one. N + 0.75 (…7 or …8): the upper digit
+    // is already the even one, and nothing may change.
+    v.extend((0..800u64).map(|i| {
+        (1u64 << 49) as f64
+            + (i * 3_456_789_012_345 % (3u64 << 49)) as f64
+            + if i % 2 == 0 { 0.25 } else { 0.75 }
+    }));
     v.push(890713491284145.0 + 0.25);
     let mut x: u64 = 0x9E3779B97F4A7C15;
     let n: usize = std::env::var("GENTABLE_TEST_DOUBLES")

@@ -6,7 +6,8 @@
 //! A file of 8 MiB or more (after decoding UTF-16) is cut into parts of about 2 MiB at newlines outside
 //! quoted cells and the parts are parsed on all cores (`Records::parallel`, issue 18); a part that turns out
 //! not to end between two records (a quote in the middle of an unquoted field misleads the quote count), an
-//! unclosed quote or too many cells sends the file to the one-parser reader, which reports them.
+//! unclosed quote or too many cells sends the whole file to the one-parser reader again, which reports the
+//! unclosed quote or the limit where it stops. With a one-thread pool the parts are not tried.
 
 use super::raw::{RawCell, RawRow, RawTable};
 use crate::config::Limits;
@@ -139,11 +140,14 @@ pub fn read_csv_bytes(
     Some(table)
 }
 
-/// Files at least this large are split at record boundaries and their parts parsed on all cores
-/// ([`Records::parallel`]); smaller ones are parsed on one thread and decoded in parallel batches.
+/// Files at least this large are cut into parts parsed on all cores ([`Records::parallel`]) when the pool has
+/// more than one thread; smaller ones, and those the parallel reader gives up on, are parsed on one thread
+/// and decoded in parallel batches.
 const PARALLEL_BYTES: usize = 8 << 20;
 
-/// The size a big file's parts aim at (each ends at the first record boundary after it).
+/// The size a big file's parts aim at: the file is split into `len / PART_BYTES` equal stretches, and each
+/// part ends at the first newline after its stretch that an even number of quotes precedes (a record
+/// boundary in RFC 4180 CSV, which the sentinel then proves).
 const PART_BYTES: usize = 2 << 20;
 
 /// How one CSV file's records become raw rows: its table's name, its shared file name, the encoding of its
@@ -182,8 +186,8 @@ impl Records<'_> {
         } = *self;
         let mut rdr = self.reader(data);
         // Records are parsed in batches on this thread (record boundaries need the parser's state), and each
-        // batch's fields are decoded, checked and normalised on all cores, in order: one big CSV uses both
-        // cores for most of its reading, with at most one batch of record copies held at a time.
+        // batch's fields are decoded, checked and normalised on all cores, in order, with at most one batch
+        // of record copies held at a time. (Files under PARALLEL_BYTES, and those `parallel` gave up on.)
         let mut batch: Vec<(csv::ByteRecord, RowOrigin)> = Vec::with_capacity(BATCH_RECORDS);
         let mut spare: Vec<csv::ByteRecord> = vec![];
         let flush = |batch: &mut Vec<(csv::ByteRecord, RowOrigin)>,
@@ -292,10 +296,12 @@ impl Records<'_> {
 
     /// The rows and diagnostics of the whole file `data`, its parts ([`split`], about `part_bytes` each)
     /// parsed on all cores, each from its first record to its last, in file order: what [`Self::sequential`]
-    /// gives. `None` when that cannot be shown, and the caller reads the file sequentially: the file splits
-    /// into fewer than two parts, a part does not end where a record ends (a quote in the middle of an
-    /// unquoted field, `a"b`, makes the quote count lie about which newlines are inside quoted cells), or the
-    /// file has more cells than `[limits] sheet_cells` (the sequential reader says at which record).
+    /// gives. `None` when that cannot be shown, and the caller reads the whole file again on one parser: the
+    /// file splits into fewer than two parts; a part does not end where a record ends (a quote in the middle
+    /// of an unquoted field, `a"b`, makes the quote count lie about which newlines are inside quoted cells);
+    /// the last record has an unclosed quote; the csv parser reports an error; or the file has more cells
+    /// than `[limits] sheet_cells`. The one-parser reader reports the last three where it stops. A big file
+    /// with stray quotes in unquoted fields so pays for both reads.
     fn parallel(&self, data: &[u8], part_bytes: usize) -> Option<(Vec<RawRow>, Vec<Diagnostic>)> {
         use rayon::prelude::*;
         use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

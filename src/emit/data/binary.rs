@@ -48,8 +48,10 @@ pub fn encode(
 /// A binary data file whose header is not filled in yet: [`HEADER_LEN`] zero bytes, then the table name,
 /// the string table, the row count and the rows. The body does not depend on the hashes, so a build
 /// encodes it while the canonical JSON (whose digest is the `dataHash`) is rendered, then seals it in
-/// place. The file is kept in two parts, everything up to the row count (`head`) and the rows (`body`), and
-/// written as such: a big table's rows are never copied behind its string table (issue 18, peak memory).
+/// place. The file is kept in two parts, everything up to and including the row count (`head`: the
+/// [`HEADER_LEN`] bytes to fill in, the table name, the string table, the row count) and the rows (`body`),
+/// and written as such: a big table's rows are not copied again behind its string table (issue 18, peak
+/// memory).
 #[derive(Debug)]
 pub struct Unsealed {
     head: Vec<u8>,
@@ -63,7 +65,7 @@ const CHUNK_ROWS: usize = 4096;
 /// the deferred string uses held at a time.
 const WAVE_ROWS: usize = 16 * CHUNK_ROWS;
 
-/// Everything of `table`'s binary data file after the header (see [`Unsealed`]). A table of more than
+/// `table`'s binary data file with its header still zeros (see [`Unsealed`]). A table of more than
 /// 4,096 rows (`CHUNK_ROWS`) has its rows encoded in chunks on all cores, each string use deferred with its hash;
 /// the references are then given in row order on this thread (a string's first use is `0`, a later one its
 /// index + 1: the order of first uses is the string table's), so the bytes are those of one encoder.
@@ -134,10 +136,10 @@ fn encode_body(project: &Project, table: &Table, chunked: bool) -> Result<Unseal
 }
 
 impl Unsealed {
-    /// The whole file: the header (magic, version, flags, CRC-32, length, the two hashes as 64 hex digits
-    /// each) filled in before the body, the length and the CRC-32 of everything after the CRC field
-    /// included. `Err` if a hash is not 64 hex digits long.
-    /// The two parts are the file one after the other: `[head, body]` (see [`Unsealed`]).
+    /// The whole file as two parts `[head, body]`, to be written one after the other (see [`Unsealed`]): the
+    /// header (magic, version, flags, CRC-32, length, the two hashes as 64 hex digits each) filled in, the
+    /// length and the CRC-32 of everything after the CRC field (in both parts) included. `Err` if a hash is
+    /// not 64 hex digits long.
     pub fn seal(self, data_hash: &str, schema_hash: &str) -> Result<[Vec<u8>; 2]> {
         if data_hash.len() != 64 || schema_hash.len() != 64 {
             bail!("hashes must be 64 hex digits");
@@ -243,7 +245,7 @@ struct Bits {
 }
 
 impl Bits {
-    /// Appends the `len` low bits of `code` (`len` ≤ 32).
+    /// Appends `code`, which must be below 2^`len` (`len` ≤ 32; nothing above is masked off).
     fn push(&mut self, code: u32, len: u32) {
         self.acc = (self.acc << len) | u64::from(code);
         self.held += len;

@@ -164,8 +164,8 @@ fn last_line(part: &mut String) {
 }
 
 /// Feeds the canonical bytes of the row lines in `part` (whole lines, each ending in `\n`) to `h`: the
-/// lines without their line ends, so that `[`, the lines, `]` hash as the canonical array without being
-/// built. The lines are joined in `scratch` first and hashed in one call: BLAKE3 hashes several 1 KiB chunks
+/// lines without their line ends, so that `[`, the lines, `]` hash as the canonical array without the
+/// whole array being built (one part at a time is joined in `scratch`). The lines are joined in `scratch` first and hashed in one call: BLAKE3 hashes several 1 KiB chunks
 /// at once (AVX2) only when it is given them together; fed line by line (a few hundred bytes each), it
 /// compressed one block at a time (5 % of csv-1m's samples; issue 18).
 fn hash_lines(h: &mut blake3::Hasher, part: &str, scratch: &mut Vec<u8>) {

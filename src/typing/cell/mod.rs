@@ -933,7 +933,7 @@ const INEXACT_HELP: &str =
     "write at most 15 significant digits (what Excel keeps), or make the field a string";
 
 /// True when the double `f` is exactly the decimal number the text `s` writes, after printing `f` the
-/// shortest way that reads back, as the canonical JSON and every generated language print it (ECMAScript
+/// shortest way that reads back, as the canonical JSON and every loader's canonical dump print it (ECMAScript
 /// `Number.prototype.toString`, which breaks a tie between two shortest forms towards the even digit): then
 /// the value ships as written. `9007199254740993` (2^53 + 1), `0.12345678901234567890`, `1e-400` (0) and
 /// `890713491284145.3` (the double 890713491284145.25, printed `890713491284145.2`) are not: the designer
