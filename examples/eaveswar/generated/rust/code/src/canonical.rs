@@ -109,7 +109,9 @@ pub fn write_f64(out: &mut String, v: f64) {
 /// Where the double `v` lies exactly halfway between two shortest digit strings that read back as `v`,
 /// Rust's `{:e}` takes the upper one and ECMAScript the even one: `890713491284145.25` prints as
 /// `890713491284145.2` in every other output. `digits` are `{:e}`'s significant digits of `v`; an odd last
-/// digit becomes the even one below when `v`'s exact value is the midpoint between them.
+/// digit becomes the even one below when `v`'s exact value is the midpoint between them and the even digits
+/// read back as `v` (only downwards: on a tie `{:e}` always takes the upper digit, so an even last digit is
+/// already ECMAScript's).
 fn tie_to_even(digits: &mut String, v: f64) {
     let last = digits.as_bytes()[digits.len() - 1] - b'0';
     if last % 2 == 0 || digits == "1" {
