@@ -118,6 +118,35 @@ fn a_bad_default_is_one_error_at_the_schema() {
 }
 
 #[test]
+fn a_float_default_that_would_ship_as_another_number_is_an_error() {
+    // Found by the breaker helper: the parsed schema holds the double, not the literal, so a default
+    // `890713491284145.3` shipped as `...145.2` (the even digit of a tie) without a word.
+    let c = Case::new(
+        r#""F": {"type": "number", "default": 890713491284145.3}, "G": {"type": "array", "items": {"type": "number"}, "default": [1.5, 0.12345678901234567890]}, "H": {"type": "number", "default": 890713491284145.2}"#,
+        "",
+        "Id,F,G,H\n1,,,\n2,1,2,\n",
+    );
+    let d = c.errors();
+    assert_diags(
+        &d,
+        &[
+            (Code::BadDefault, 0, None, "the default 0.12345678901234567890 of T.G does not fit its type: 0.12345678901234567890 has no exact 64-bit float: it would ship as 0.12345678901234568 (1 row takes it"),
+            (Code::BadDefault, 0, None, "the default 890713491284145.3 of T.F does not fit its type: 890713491284145.3 has no exact 64-bit float: it would ship as 890713491284145.2 (1 row takes it, the first at Table/T.csv:2)"),
+        ],
+    );
+    // Written as it ships, the defaults are taken.
+    c.write(
+        "schema/T.schema.json",
+        &std::fs::read_to_string(c.dir.path().join("schema/T.schema.json"))
+            .unwrap()
+            .replace("890713491284145.3", "890713491284145.2")
+            .replace("0.12345678901234567890", "0.12345678901234568"),
+    );
+    let v = c.ok();
+    assert_eq!(value(&v, 0, "F"), Value::Float(890713491284145.0 + 0.25));
+}
+
+#[test]
 fn json_literal_cells_never_coerce_and_huge_numbers_are_out_of_range() {
     let c = Case::new(
         r#""Ns": {"type": "array", "items": {"type": "integer"}}, "N": {"type": "integer"}, "Rec": {"type": "object", "properties": {"a": {"type": "integer"}}}"#,

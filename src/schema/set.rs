@@ -18,6 +18,10 @@ pub struct SchemaSet {
     registry: Registry,
     /// Whether rows' `format`s are checked (`[validation] formats`, default on).
     pub formats: bool,
+    /// Per file, the number literals inside a `default` keyword's value that would not ship as written:
+    /// (JSON pointer, literal, what it would ship as), from the file's text
+    /// ([`crate::typing::cell::json::inexact_numbers`]; the parsed JSON no longer holds the literal).
+    pub inexact_defaults: BTreeMap<String, Vec<(String, String, String)>>,
 }
 
 /// A prepared [`referencing::Registry`] of the schema files (or why it cannot be built: a `$ref` to a
@@ -48,6 +52,7 @@ impl SchemaSet {
             dir_rel: dir_rel.to_string(),
             registry: Registry::default(),
             formats: true,
+            inexact_defaults: BTreeMap::new(),
         }
     }
 
@@ -118,6 +123,13 @@ pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>>
         match std::fs::read_to_string(dir.join(&name)) {
             Ok(text) => match serde_json::from_str::<J>(&text) {
                 Ok(v) => {
+                    let inexact: Vec<_> = crate::typing::cell::json::inexact_numbers(&text)
+                        .into_iter()
+                        .filter(|(pointer, _, _)| pointer.split('/').any(|s| s == "default"))
+                        .collect();
+                    if !inexact.is_empty() {
+                        set.inexact_defaults.insert(name.clone(), inexact);
+                    }
                     set.files.insert(name, v);
                 }
                 Err(e) => diags.push(Diagnostic::file_error(

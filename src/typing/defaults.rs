@@ -28,7 +28,17 @@ pub fn check(
             let at = format!("{}#/properties/{}", ts.schema_file, segment(&f.name));
             let mut one_out = vec![];
             one(project, set, &rel, &ts.name, f, d, &at, &mut one_out);
-            ts.bad_defaults[i] = one_out.pop();
+            let pointer = format!("/properties/{}/default", pointer_segment(&f.name));
+            inexact(
+                set,
+                &ts.schema_file,
+                &pointer,
+                &rel,
+                &ts.name,
+                f,
+                &mut one_out,
+            );
+            ts.bad_defaults[i] = one_out.into_iter().next();
         }
     }
     let mut records = BTreeSet::new();
@@ -52,7 +62,16 @@ pub fn check(
                 } else {
                     rel.clone()
                 };
+                let before = out.len();
                 one(project, set, &rel, &name, f, d, &at, &mut out);
+                // The record's place in its file, when its pointer needs no percent-decoding.
+                if let (true, Some((_, ptr))) = (out.len() == before, r.origin.split_once('#')) {
+                    if !ptr.contains('%') {
+                        let pointer =
+                            format!("{ptr}/properties/{}/default", pointer_segment(&f.name));
+                        inexact(set, file, &pointer, &rel, &name, f, &mut out);
+                    }
+                }
             }
         }
     }
@@ -72,6 +91,48 @@ fn collect(project: &Project, ty: &Type, out: &mut BTreeSet<String>) {
             }
         }
     });
+}
+
+/// The first number literal of `file`'s `default` at `pointer` (or inside it) that would not ship as written
+/// ([`SchemaSet::inexact_defaults`]): a GT0404 diagnostic into `out`. The parsed default is the double the
+/// literal rounds to, so [`one`] cannot see it: `"default": 890713491284145.3` ships as `…145.2`.
+fn inexact(
+    set: &SchemaSet,
+    file: &str,
+    pointer: &str,
+    rel: &str,
+    owner: &str,
+    f: &Field,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(found) = set.inexact_defaults.get(file) else {
+        return;
+    };
+    let hit = found.iter().find(|(p, _, _)| {
+        p.strip_prefix(pointer)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    });
+    if let Some((_, literal, shipped)) = hit {
+        out.push(
+            Diagnostic::file_error(
+                Code::BadDefault,
+                rel,
+                format!(
+                    "the default {literal} of {owner}.{} does not fit its type: {literal} has no exact 64-bit float: it would ship as {shipped}",
+                    f.name
+                ),
+            )
+            .with_help(format!(
+                "correct the \"default\" of {owner}.{} in the schema (an empty cell takes it)",
+                f.name
+            )),
+        );
+    }
+}
+
+/// A JSON pointer segment (RFC 6901) of a member name, not percent-encoded.
+fn pointer_segment(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
 }
 
 /// A JSON pointer segment of a member name, percent-encoded for a URI fragment.

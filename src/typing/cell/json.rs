@@ -84,6 +84,81 @@ fn inexact_number(text: &str) -> Option<(&str, String)> {
     None
 }
 
+/// Every number literal of the JSON text `text` (valid JSON) that its nearest double does not write back
+/// exactly, as ([RFC 6901] JSON pointer of its place, the literal, that double as the canonical data would
+/// print it), in text order. Integer literals within `i64`/`u64` are skipped (a JSON literal cell's parser keeps them as integers). Used
+/// for schema files, whose parsed JSON has lost the literal (a float `default` that would ship as another
+/// number, GT0404).
+///
+/// [RFC 6901]: https://www.rfc-editor.org/rfc/rfc6901
+pub fn inexact_numbers(text: &str) -> Vec<(String, String, String)> {
+    /// Where the scanner is: in an object (the member name the next value belongs to, whether a name is
+    /// expected next) or an array (the index of the current item).
+    enum Frame {
+        Object(Option<String>, bool),
+        Array(usize),
+    }
+    let pointer = |stack: &[Frame]| -> String {
+        stack
+            .iter()
+            .map(|f| match f {
+                Frame::Object(Some(k), _) => {
+                    format!("/{}", k.replace('~', "~0").replace('/', "~1"))
+                }
+                Frame::Object(None, _) => String::new(),
+                Frame::Array(i) => format!("/{i}"),
+            })
+            .collect()
+    };
+    let mut out = vec![];
+    if inexact_number(text).is_none() {
+        return out;
+    }
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = vec![];
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => stack.push(Frame::Object(None, true)),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object(_, expect)) => *expect = true,
+                Some(Frame::Array(n)) => *n += 1,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = (i + 1).min(b.len());
+                if let Some(Frame::Object(key, expect @ true)) = stack.last_mut() {
+                    *key = serde_json::from_str::<String>(&text[start..end]).ok();
+                    *expect = false;
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                if let Some((literal, shipped)) = inexact_number(&text[start..i]) {
+                    out.push((pointer(&stack), literal.to_string(), shipped));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
 struct Strict(J);
 
 impl<'de> Deserialize<'de> for Strict {
@@ -180,6 +255,32 @@ pub fn check_value(v: &J) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    /// Pointers of inexact number literals: member names with `/`, `~`, escapes and digits, array items,
+    /// strings holding numbers and quotes; exact literals and integers are not listed.
+    #[test]
+    fn inexact_numbers_are_found_with_their_pointers() {
+        let text = r#"{"a/b": {"x~": [1, 0.12345678901234567890, "9007199254740993.5 \" 0.3"]},
+            "d\u0065fault": {"default": 890713491284145.3}, "ok": [0.1, 9007199254740993],
+            "0.1234567890123456789": 2}"#;
+        assert_eq!(
+            super::inexact_numbers(text),
+            [
+                (
+                    "/a~1b/x~0/1".to_string(),
+                    "0.12345678901234567890".to_string(),
+                    "0.12345678901234568".to_string()
+                ),
+                (
+                    "/default/default".to_string(),
+                    "890713491284145.3".to_string(),
+                    "890713491284145.2".to_string()
+                ),
+            ]
+        );
+        assert!(
+            super::inexact_numbers(r#"{"a": [0.5, 1e21, "0.12345678901234567890"]}"#).is_empty()
+        );
+    }
     use super::*;
 
     #[test]
