@@ -18,10 +18,9 @@ pub struct SchemaSet {
     registry: Registry,
     /// Whether rows' `format`s are checked (`[validation] formats`, default on).
     pub formats: bool,
-    /// Per file, the number literals inside a `default` keyword's value that would not ship as written:
-    /// (JSON pointer, literal, what it would ship as), from the file's text
-    /// ([`crate::typing::cell::json::inexact_numbers`]; the parsed JSON no longer holds the literal).
-    pub inexact_defaults: BTreeMap<String, Vec<(String, String, String)>>,
+    /// The text of each file of `files` read from the folder: typing looks for number literals in its
+    /// `default`s that would not ship as written (the parsed JSON holds only the double they round to).
+    pub texts: BTreeMap<String, String>,
 }
 
 /// A prepared [`referencing::Registry`] of the schema files (or why it cannot be built: a `$ref` to a
@@ -52,7 +51,7 @@ impl SchemaSet {
             dir_rel: dir_rel.to_string(),
             registry: Registry::default(),
             formats: true,
-            inexact_defaults: BTreeMap::new(),
+            texts: BTreeMap::new(),
         }
     }
 
@@ -123,14 +122,8 @@ pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>>
         match std::fs::read_to_string(dir.join(&name)) {
             Ok(text) => match serde_json::from_str::<J>(&text) {
                 Ok(v) => {
-                    let inexact: Vec<_> = crate::typing::cell::json::inexact_numbers(&text)
-                        .into_iter()
-                        .filter(|(pointer, _, _)| pointer.split('/').any(|s| s == "default"))
-                        .collect();
-                    if !inexact.is_empty() {
-                        set.inexact_defaults.insert(name.clone(), inexact);
-                    }
-                    set.files.insert(name, v);
+                    set.files.insert(name.clone(), v);
+                    set.texts.insert(name, text);
                 }
                 Err(e) => diags.push(Diagnostic::file_error(
                     Code::UnreadableSchema,

@@ -94,7 +94,7 @@ fn collect(project: &Project, ty: &Type, out: &mut BTreeSet<String>) {
 }
 
 /// The first number literal of `file`'s `default` at `pointer` (or inside it) that would not ship as written
-/// ([`SchemaSet::inexact_defaults`]): a GT0404 diagnostic into `out`. The parsed default is the double the
+/// (in [`SchemaSet::texts`], [`crate::typing::cell::json::inexact_numbers`]): a GT0404 diagnostic into `out`. The parsed default is the double the
 /// literal rounds to, so [`one`] cannot see it: `"default": 890713491284145.3` ships as `…145.2`.
 fn inexact(
     set: &SchemaSet,
@@ -105,9 +105,10 @@ fn inexact(
     f: &Field,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(found) = set.inexact_defaults.get(file) else {
+    let Some(text) = set.texts.get(file) else {
         return;
     };
+    let found = crate::typing::cell::json::inexact_numbers(text);
     let hit = found.iter().find(|(p, _, _)| {
         p.strip_prefix(pointer)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
