@@ -1081,7 +1081,7 @@ fn a_json_number_a_double_cannot_hold_exactly_is_an_error_not_rounded() {
     );
     assert_eq!(
         d[2].message,
-        "the whole number 123456789012345678901234567890 in \"{\\\"a\\\":[1,123456789012345678901234567890]}\" is beyond 64-bit integers, and no 64-bit float holds it exactly: it would ship as 1.2345678901234568e+29"
+        "the whole number 123456789012345678901234567890 in \"{\\\"a\\\":[1,123456789012345678901234567890]}\" is beyond 64-bit integers and has no exact 64-bit float: it would ship as 1.2345678901234568e+29"
     );
     assert!(d[0]
         .help

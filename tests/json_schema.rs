@@ -147,6 +147,56 @@ fn a_float_default_that_would_ship_as_another_number_is_an_error() {
 }
 
 #[test]
+fn a_float_default_is_checked_through_refs_and_percent_encoded_pointers() {
+    // Left by the previous session: a default a field takes through `$ref`, and a record field under a `$defs`
+    // name its `$ref` percent-encodes, were not looked up in the schema text and shipped rounded.
+    let schema = |record_default: &str| {
+        format!(
+            r##"{{"type": "object", "x-gentable-primaryKey": "Id",
+            "$defs": {{
+                "Price": {{"type": "number", "default": 890713491284145.25}},
+                "Half": {{"type": "number", "default": 0.5}},
+                "格 子": {{"type": "object", "properties": {{"x": {{"type": "number", "default": {record_default}}}}}}}
+            }},
+            "properties": {{"Id": {{"type": "integer"}}, "P": {{"$ref": "#/$defs/Price"}},
+                "Q": {{"$ref": "#/$defs/Half"}}, "R": {{"$ref": "#/$defs/%E6%A0%BC%20%E5%AD%90"}}}},
+            "required": ["Id"]}}"##
+        )
+    };
+    let c = Case::new(r#""P": {"type": "integer"}"#, "", "Id,P,Q,R\n1,,,\n");
+    // A record field's bad default is an error at the schema, and the table is not typed.
+    c.write("schema/T.schema.json", &schema("0.12345678901234567890"));
+    assert_diags(
+        &c.errors(),
+        &[(Code::BadDefault, 0, None, "the default 0.12345678901234567890 of 格 子.x does not fit its type: 0.12345678901234567890 has no exact 64-bit float: it would ship as 0.12345678901234568")],
+    );
+    // Then the row field's, taken through `$ref`; 0.5 elsewhere is not blamed on Q.
+    c.write("schema/T.schema.json", &schema("0.12345678901234568"));
+    assert_diags(
+        &c.errors(),
+        &[(Code::BadDefault, 0, None, "the default 890713491284145.25 of T.P does not fit its type: 890713491284145.25 is exactly a 64-bit float, whose shortest form is 890713491284145.2: it would ship as 890713491284145.2 (1 row takes it, the first at Table/T.csv:2)")],
+    );
+    // Both wordings in Chinese, whole.
+    let zh = |t: &str| gentable::diag::lang::message(t, gentable::diag::lang::Lang::Zh);
+    assert_eq!(
+        zh("the default 890713491284145.25 of T.P does not fit its type: 890713491284145.25 is exactly a 64-bit float, whose shortest form is 890713491284145.2: it would ship as 890713491284145.2"),
+        "T.P 的默认值 890713491284145.25 不符合其类型：890713491284145.25 恰好是一个 64 位浮点数，其最短写法是 890713491284145.2：导出的会是 890713491284145.2"
+    );
+    assert_eq!(
+        zh("the number 890713491284145.25 in \"[890713491284145.25]\" is exactly a 64-bit float, whose shortest form is 890713491284145.2: it would ship as 890713491284145.2"),
+        "\"[890713491284145.25]\" 中的数字 890713491284145.25 恰好是一个 64 位浮点数，其最短写法是 890713491284145.2：导出的会是 890713491284145.2"
+    );
+    // Written as it ships, it passes.
+    c.write(
+        "schema/T.schema.json",
+        &schema("0.12345678901234568").replace("890713491284145.25", "890713491284145.2"),
+    );
+    let v = c.ok();
+    assert_eq!(value(&v, 0, "P"), Value::Float(890713491284145.0 + 0.25));
+    assert_eq!(value(&v, 0, "Q"), Value::Float(0.5));
+}
+
+#[test]
 fn json_literal_cells_never_coerce_and_huge_numbers_are_out_of_range() {
     let c = Case::new(
         r#""Ns": {"type": "array", "items": {"type": "integer"}}, "N": {"type": "integer"}, "Rec": {"type": "object", "properties": {"a": {"type": "integer"}}}"#,

@@ -443,7 +443,7 @@ pub(crate) fn table_schemas(
 ) -> (Vec<TableSchema>, Vec<Diagnostic>) {
     let mut schemas = vec![];
     let mut diags = vec![];
-    let mut records_checked = BTreeSet::new();
+    let mut checked = crate::typing::defaults::Checked::default();
     for name in names {
         let ov = loaded.config.tables.get(name);
         let schema_name = ov
@@ -455,8 +455,7 @@ pub(crate) fn table_schemas(
                 ts.source_order = ov.and_then(|o| o.order.as_deref()) == Some("source");
                 // A record field's bad default is one error at the schema, and the table is not typed (no
                 // error per cell); a row field's is reported once by typing (`defaults::report`).
-                let bad =
-                    crate::typing::defaults::check(project, set, &mut ts, &mut records_checked);
+                let bad = crate::typing::defaults::check(project, set, &mut ts, &mut checked);
                 if bad.is_empty() {
                     schemas.push(ts);
                 } else {

@@ -10,15 +10,24 @@ use crate::ir::{Field, Project, RecordForm, Type};
 use crate::schema::set::SchemaSet;
 use crate::schema::TableSchema;
 use serde_json::Value as J;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What [`check`] keeps from one table to the next of a build: the records whose defaults were checked, and the
+/// number literals of each schema file that would not ship as written (each file scanned once).
+#[derive(Default)]
+pub struct Checked {
+    records: BTreeSet<String>,
+    /// Per schema file: [`crate::typing::cell::json::inexact_numbers`] of its text.
+    literals: BTreeMap<String, Vec<(String, String, f64)>>,
+}
 
 /// Check the defaults of `ts`'s fields (into `ts.bad_defaults`) and of the fields of every record it holds
-/// (returned: errors). Records met before (in `seen`) are not checked again.
+/// (returned: errors). Records met before (in `checked`) are not checked again.
 pub fn check(
     project: &Project,
     set: &SchemaSet,
     ts: &mut TableSchema,
-    seen: &mut BTreeSet<String>,
+    checked: &mut Checked,
 ) -> Vec<Diagnostic> {
     let mut out = vec![];
     let rel = set.rel(&ts.schema_file);
@@ -28,16 +37,11 @@ pub fn check(
             let at = format!("{}#/properties/{}", ts.schema_file, segment(&f.name));
             let mut one_out = vec![];
             one(project, set, &rel, &ts.name, f, d, &at, &mut one_out);
-            let pointer = format!("/properties/{}/default", pointer_segment(&f.name));
-            inexact(
-                set,
-                &ts.schema_file,
-                &pointer,
-                &rel,
-                &ts.name,
-                f,
-                &mut one_out,
+            let place = (
+                ts.schema_file.as_str(),
+                format!("/properties/{}", pointer_segment(&f.name)),
             );
+            inexact(set, checked, place, d, &rel, &ts.name, f, &mut one_out);
             ts.bad_defaults[i] = one_out.into_iter().next();
         }
     }
@@ -46,7 +50,7 @@ pub fn check(
         collect(project, &f.ty, &mut records);
     }
     for name in records {
-        if !seen.insert(name.clone()) {
+        if !checked.records.insert(name.clone()) {
             continue;
         }
         let r = &project.records[&name];
@@ -64,13 +68,18 @@ pub fn check(
                 };
                 let before = out.len();
                 one(project, set, &rel, &name, f, d, &at, &mut out);
-                // The record's place in its file, when its pointer needs no percent-decoding.
-                if let (true, Some((_, ptr))) = (out.len() == before, r.origin.split_once('#')) {
-                    if !ptr.contains('%') {
-                        let pointer =
-                            format!("{ptr}/properties/{}/default", pointer_segment(&f.name));
-                        inexact(set, file, &pointer, &rel, &name, f, &mut out);
-                    }
+                if out.len() == before {
+                    // The record's place in its file: its origin's fragment, a percent-encoded JSON pointer.
+                    let ptr = r.origin.split_once('#').map(|(_, p)| p).unwrap_or("");
+                    let place = (
+                        file,
+                        format!(
+                            "{}/properties/{}",
+                            crate::schema::set::percent_decode(ptr),
+                            pointer_segment(&f.name)
+                        ),
+                    );
+                    inexact(set, checked, place, d, &rel, &name, f, &mut out);
                 }
             }
         }
@@ -93,33 +102,78 @@ fn collect(project: &Project, ty: &Type, out: &mut BTreeSet<String>) {
     });
 }
 
-/// The first number literal of `file`'s `default` at `pointer` (or inside it) that would not ship as written
-/// (in [`SchemaSet::texts`], [`crate::typing::cell::json::inexact_numbers`]): a GT0404 diagnostic into `out`. The parsed default is the double the
-/// literal rounds to, so [`one`] cannot see it: `"default": 890713491284145.3` ships as `…145.2`.
+/// A number literal of the `default` `d` of field `f` that would not ship as written: a GT0404 diagnostic into
+/// `out`. The parsed default holds the double the literal rounds to, so [`one`] cannot see it (`"default":
+/// 890713491284145.3` ships as `…145.2`); the literal is looked up in the schema texts ([`SchemaSet::texts`]).
+///
+/// `place` is where the field's schema should be (file, RFC 6901 pointer). When the schema there holds a
+/// `default`, the literals inside that `default` decide. Otherwise (the default comes through a `$ref`, or the
+/// place is not known exactly) any literal inside some `default` of any schema file whose double is one of
+/// `d`'s numbers does: the same double written exactly elsewhere and inexactly here cannot be told apart from
+/// the parsed value.
+#[allow(clippy::too_many_arguments)]
 fn inexact(
     set: &SchemaSet,
-    file: &str,
-    pointer: &str,
+    checked: &mut Checked,
+    place: (&str, String),
+    d: &J,
     rel: &str,
     owner: &str,
     f: &Field,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(text) = set.texts.get(file) else {
+    let mut doubles = vec![];
+    floats(d, &mut doubles);
+    if doubles.is_empty() {
         return;
-    };
-    let found = crate::typing::cell::json::inexact_numbers(text);
-    let hit = found.iter().find(|(p, _, _)| {
-        p.strip_prefix(pointer)
+    }
+    let (file, at) = place;
+    let here = set
+        .files
+        .get(file)
+        .and_then(|doc| doc.pointer(&at))
+        .is_some_and(|s| s.get("default").is_some());
+    let default_at = format!("{at}/default");
+    let within = |p: &str, prefix: &str| {
+        p.strip_prefix(prefix)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    });
-    if let Some((_, literal, shipped)) = hit {
+    };
+    let files: Vec<&str> = if here {
+        vec![file]
+    } else {
+        set.texts.keys().map(String::as_str).collect()
+    };
+    let mut hit = None;
+    for name in files {
+        let found = checked.literals.entry(name.to_string()).or_insert_with(|| {
+            set.texts
+                .get(name)
+                .map(|t| crate::typing::cell::json::inexact_numbers(t))
+                .unwrap_or_default()
+        });
+        hit = found
+            .iter()
+            .find(|(p, _, x)| {
+                if here {
+                    within(p, &default_at)
+                } else {
+                    p.split('/').any(|s| s == "default")
+                        && doubles.iter().any(|y| y.to_bits() == x.to_bits())
+                }
+            })
+            .map(|(_, literal, x)| (literal.clone(), *x));
+        if hit.is_some() {
+            break;
+        }
+    }
+    if let Some((literal, x)) = hit {
+        let words = crate::typing::cell::inexact_words(&literal, x);
         out.push(
             Diagnostic::file_error(
                 Code::BadDefault,
                 rel,
                 format!(
-                    "the default {literal} of {owner}.{} does not fit its type: {literal} has no exact 64-bit float: it would ship as {shipped}",
+                    "the default {literal} of {owner}.{} does not fit its type: {literal} {words}",
                     f.name
                 ),
             )
@@ -131,6 +185,16 @@ fn inexact(
     }
 }
 
+/// The numbers of the JSON value `d` that the parser read as doubles (not as 64-bit integers), at any depth.
+fn floats(d: &J, out: &mut Vec<f64>) {
+    match d {
+        J::Number(n) if !n.is_i64() && !n.is_u64() => out.extend(n.as_f64()),
+        J::Array(a) => a.iter().for_each(|x| floats(x, out)),
+        J::Object(o) => o.values().for_each(|x| floats(x, out)),
+        _ => {}
+    }
+}
+
 /// A JSON pointer segment (RFC 6901) of a member name, not percent-encoded.
 fn pointer_segment(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
@@ -138,7 +202,7 @@ fn pointer_segment(name: &str) -> String {
 
 /// A JSON pointer segment of a member name, percent-encoded for a URI fragment.
 fn segment(name: &str) -> String {
-    crate::schema::percent_encode(&name.replace('~', "~0").replace('/', "~1"))
+    crate::schema::percent_encode(&pointer_segment(name))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -38,21 +38,25 @@ pub fn parse(text: &str) -> Result<J, Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let v = Strict::deserialize(&mut de).map_err(classify)?;
     de.end().map_err(classify)?;
-    if let Some((literal, shipped)) = inexact_number(text) {
-        return Err(Error::Inexact(if literal.contains(['.', 'e', 'E']) {
-            format!("the number {literal} in {text:?} has no exact 64-bit float: it would ship as {shipped}")
-        } else {
+    if let Some((literal, f)) = inexact_number(text) {
+        // The words of [`super::inexact_words`], whole sentences for the Chinese catalog.
+        let ships = super::shipped(f);
+        let exactly = super::exactly_double(literal, f);
+        return Err(Error::Inexact(match (literal.contains(['.', 'e', 'E']), exactly) {
+            (true, false) => format!("the number {literal} in {text:?} has no exact 64-bit float: it would ship as {ships}"),
+            (true, true) => format!("the number {literal} in {text:?} is exactly a 64-bit float, whose shortest form is {ships}: it would ship as {ships}"),
             // Beyond `i64`/`u64`: no integer field holds it either.
-            format!("the whole number {literal} in {text:?} is beyond 64-bit integers, and no 64-bit float holds it exactly: it would ship as {shipped}")
+            (false, false) => format!("the whole number {literal} in {text:?} is beyond 64-bit integers and has no exact 64-bit float: it would ship as {ships}"),
+            (false, true) => format!("the whole number {literal} in {text:?} is beyond 64-bit integers and is exactly a 64-bit float, whose shortest form is {ships}: it would ship as {ships}"),
         }));
     }
     Ok(v.0)
 }
 
 /// The first number literal of `text` (valid JSON) whose nearest double does not write it back exactly, and
-/// that double as the canonical data would print it. Integer literals within `i64`/`u64` are kept as
+/// that double. Integer literals within `i64`/`u64` are kept as
 /// integers by the parser and are not doubles here ([`check_value`] judges those of a JSON value).
-fn inexact_number(text: &str) -> Option<(&str, String)> {
+fn inexact_number(text: &str) -> Option<(&str, f64)> {
     let b = text.as_bytes();
     let (mut i, mut in_string) = (0, false);
     while i < b.len() {
@@ -73,7 +77,7 @@ fn inexact_number(text: &str) -> Option<(&str, String)> {
                 // Valid JSON: every number literal parses (one beyond a double was refused before).
                 let f = literal.parse::<f64>().ok()?;
                 if !super::exact_decimal(literal, f) {
-                    return Some((literal, super::shipped(f)));
+                    return Some((literal, f));
                 }
                 continue;
             }
@@ -85,13 +89,12 @@ fn inexact_number(text: &str) -> Option<(&str, String)> {
 }
 
 /// Every number literal of the JSON text `text` (valid JSON) that its nearest double does not write back
-/// exactly, as ([RFC 6901] JSON pointer of its place, the literal, that double as the canonical data would
-/// print it), in text order. Integer literals within `i64`/`u64` are skipped (a JSON literal cell's parser keeps them as integers). Used
+/// exactly, as ([RFC 6901] JSON pointer of its place, the literal, that double), in text order. Integer literals within `i64`/`u64` are skipped (a JSON literal cell's parser keeps them as integers). Used
 /// for schema files, whose parsed JSON has lost the literal (a float `default` that would ship as another
 /// number, GT0404).
 ///
 /// [RFC 6901]: https://www.rfc-editor.org/rfc/rfc6901
-pub fn inexact_numbers(text: &str) -> Vec<(String, String, String)> {
+pub fn inexact_numbers(text: &str) -> Vec<(String, String, f64)> {
     /// Where the scanner is: in an object (the member name the next value belongs to, whether a name is
     /// expected next) or an array (the index of the current item).
     enum Frame {
@@ -147,8 +150,8 @@ pub fn inexact_numbers(text: &str) -> Vec<(String, String, String)> {
                 {
                     i += 1;
                 }
-                if let Some((literal, shipped)) = inexact_number(&text[start..i]) {
-                    out.push((pointer(&stack), literal.to_string(), shipped));
+                if let Some((literal, f)) = inexact_number(&text[start..i]) {
+                    out.push((pointer(&stack), literal.to_string(), f));
                 }
                 continue;
             }
@@ -232,13 +235,13 @@ pub fn exact_integer(n: &Number) -> Result<(), String> {
         (_, Some(u)) => i128::from(u),
         _ => return Ok(()),
     };
-    let f = v as f64;
-    if super::exact_decimal(&v.to_string(), f) {
+    let (text, f) = (v.to_string(), v as f64);
+    if super::exact_decimal(&text, f) {
         return Ok(());
     }
     Err(format!(
-        "the number {v} has no exact 64-bit float: it would ship as {}",
-        super::shipped(f)
+        "the number {text} {}",
+        super::inexact_words(&text, f)
     ))
 }
 
@@ -268,12 +271,12 @@ mod tests {
                 (
                     "/a~1b/x~0/1".to_string(),
                     "0.12345678901234567890".to_string(),
-                    "0.12345678901234568".to_string()
+                    0.12345678901234568
                 ),
                 (
                     "/default/default".to_string(),
                     "890713491284145.3".to_string(),
-                    "890713491284145.2".to_string()
+                    890713491284145.0 + 0.25
                 ),
             ]
         );
@@ -330,7 +333,7 @@ mod tests {
         let Err(Error::Inexact(e)) = parse("[123456789012345678901234567890]") else {
             panic!("a 30-digit integer must be an error")
         };
-        assert_eq!(e, "the whole number 123456789012345678901234567890 in \"[123456789012345678901234567890]\" is beyond 64-bit integers, and no 64-bit float holds it exactly: it would ship as 1.2345678901234568e+29");
+        assert_eq!(e, "the whole number 123456789012345678901234567890 in \"[123456789012345678901234567890]\" is beyond 64-bit integers and has no exact 64-bit float: it would ship as 1.2345678901234568e+29");
         // An exponent beyond i64 does not make an underflow look like an exact 0; a zero mantissa is 0.
         assert!(matches!(
             parse("1e-99999999999999999999"),
@@ -340,7 +343,6 @@ mod tests {
         // Integers the parser keeps (within i64/u64) are judged as doubles where they become doubles.
         for (n, shipped) in [
             ("9007199254740993", "9007199254740992"),
-            ("1152921504606846976", "1152921504606847000"),
             ("18446744073709551615", "18446744073709552000"),
         ] {
             assert_eq!(
@@ -350,6 +352,21 @@ mod tests {
                 ))
             );
         }
+        // 2^60 is a double, every digit of it; it prints shorter.
+        assert_eq!(
+            check_value(&parse("1152921504606846976").unwrap()),
+            Err("the number 1152921504606846976 is exactly a 64-bit float, whose shortest form is 1152921504606847000: it would ship as 1152921504606847000".to_string())
+        );
+        // The same words in a JSON literal: a tie written exactly, and a whole number beyond 64-bit integers
+        // that is a double (2^100).
+        let Err(Error::Inexact(e)) = parse("[890713491284145.25]") else {
+            panic!("a tie written in full must be an error")
+        };
+        assert_eq!(e, "the number 890713491284145.25 in \"[890713491284145.25]\" is exactly a 64-bit float, whose shortest form is 890713491284145.2: it would ship as 890713491284145.2");
+        let Err(Error::Inexact(e)) = parse("1267650600228229401496703205376") else {
+            panic!("2^100 must be an error")
+        };
+        assert_eq!(e, "the whole number 1267650600228229401496703205376 in \"1267650600228229401496703205376\" is beyond 64-bit integers and is exactly a 64-bit float, whose shortest form is 1.2676506002282294e+30: it would ship as 1.2676506002282294e+30");
         assert!(
             check_value(&parse("[9007199254740992, -9007199254740992, 1024]").unwrap()).is_ok()
         );

@@ -928,6 +928,28 @@ fn shipped(f: f64) -> String {
     t
 }
 
+/// True when the text `s` writes exactly the double `f` (every digit of it), whether or not `f` prints that way:
+/// `890713491284145.25` (a tie between the two shortest forms `…145.2` and `…145.3`) and
+/// `0.1000000000000000055511151231257827021181583404541015625` (the double nearest 0.1) are.
+pub(crate) fn exactly_double(s: &str, f: f64) -> bool {
+    decimal(s) == decimal(&format!("{f:.1100e}"))
+}
+
+/// What is wrong with the number text `s` whose nearest double `f` does not print as `s` (not
+/// [`exact_decimal`]), after the text itself (GT0202, GT0404): "is exactly a 64-bit float, whose shortest form is
+/// Y: it would ship as Y" when `s` writes that very double (see [`exactly_double`]), "has no exact 64-bit float:
+/// it would ship as Y" otherwise. One wording for cells, JSON literals and schema defaults.
+pub(crate) fn inexact_words(s: &str, f: f64) -> String {
+    let ships = shipped(f);
+    if exactly_double(s, f) {
+        format!(
+            "is exactly a 64-bit float, whose shortest form is {ships}: it would ship as {ships}"
+        )
+    } else {
+        format!("has no exact 64-bit float: it would ship as {ships}")
+    }
+}
+
 /// The help of a number that has no exact 64-bit float (GT0202).
 const INEXACT_HELP: &str =
     "write at most 15 significant digits (what Excel keeps), or make the field a string";
@@ -955,28 +977,15 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
         );
     }
     match s.strip_prefix('+').unwrap_or(s).parse::<f64>() {
-        // The double is the number written, but prints shorter (`890713491284145.25`, a tie between two
-        // shortest forms; `0.1000000000000000055511151231257827021181583404541015625`).
-        Ok(f)
-            if f.is_finite()
-                && !exact_decimal(s, f)
-                && decimal(s) == decimal(&format!("{f:.1100e}")) =>
-        {
+        Ok(f) if f.is_finite() && !exact_decimal(s, f) => {
             let ships = shipped(f);
-            Err(CellError::new(
-                Code::OutOfRange,
-                format!("{s} is exactly a 64-bit float, whose shortest form is {ships}: it would ship as {ships}"),
-            )
-            .help(format!("write {ships} (the same 64-bit float), or make the field a string")))
+            let help = if exactly_double(s, f) {
+                format!("write {ships} (the same 64-bit float), or make the field a string")
+            } else {
+                INEXACT_HELP.to_string()
+            };
+            Err(CellError::new(Code::OutOfRange, format!("{s} {}", inexact_words(s, f))).help(help))
         }
-        Ok(f) if f.is_finite() && !exact_decimal(s, f) => Err(CellError::new(
-            Code::OutOfRange,
-            format!(
-                "{s} has no exact 64-bit float: it would ship as {}",
-                shipped(f)
-            ),
-        )
-        .help(INEXACT_HELP)),
         Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
         Ok(_) => Err(CellError::new(
             Code::OutOfRange,
