@@ -885,3 +885,65 @@ fn a_workbook_calamine_panics_on_is_a_diagnostic_without_a_panic_message() {
         "{stderr}"
     );
 }
+
+/// Found re-reading the previous notes: a symbolic link at an output's path in `generated/` (a file, or the
+/// `data` folder) made every later build fail with a bare "File exists (os error 17)", and a link to a file
+/// that held the output's bytes counted as unchanged, so `generated/` kept reading from outside. The output
+/// now replaces the link, and nothing outside `generated/` is written.
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_at_an_output_path_gives_way_to_the_output() {
+    let p = Project::new(
+        "",
+        &[
+            ("schema/Item.schema.json", ID_SCHEMA),
+            ("schema/Gear.schema.json", ID_SCHEMA),
+            ("Table/Item.csv", b"Id\n1\n2\n"),
+            ("Table/Gear.csv", b"Id\n7\n"),
+        ],
+    );
+    assert_eq!(p.run(&["build"]).code, Some(0));
+    let item = p.path("generated/data/Item.json");
+    let gear = p.path("generated/data/Gear.json");
+    let (item_bytes, gear_bytes) = (std::fs::read(&item).unwrap(), std::fs::read(&gear).unwrap());
+    // Item.json: a link to a copy of its own bytes; Gear.json: a link to another file.
+    let outside = tempfile::tempdir().unwrap();
+    let same = outside.path().join("same.json");
+    let other = outside.path().join("other.json");
+    std::fs::write(&same, &item_bytes).unwrap();
+    std::fs::write(&other, b"not gentable's").unwrap();
+    std::fs::remove_file(&item).unwrap();
+    std::fs::remove_file(&gear).unwrap();
+    std::os::unix::fs::symlink(&same, &item).unwrap();
+    std::os::unix::fs::symlink(&other, &gear).unwrap();
+    let r = p.run(&["build"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    for (path, bytes) in [(&item, &item_bytes), (&gear, &gear_bytes)] {
+        let m = std::fs::symlink_metadata(path).unwrap();
+        assert!(
+            m.file_type().is_file(),
+            "{} is still a link",
+            path.display()
+        );
+        assert_eq!(&std::fs::read(path).unwrap(), bytes);
+    }
+    assert_eq!(std::fs::read(&other).unwrap(), b"not gentable's");
+    assert_eq!(std::fs::read(&same).unwrap(), item_bytes);
+    // The whole data folder a link to a folder outside.
+    let data = p.path("generated/data");
+    let elsewhere = outside.path().join("data");
+    std::fs::rename(&data, &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &data).unwrap();
+    std::fs::write(elsewhere.join("Item.json"), b"edited outside").unwrap();
+    let r = p.run(&["build"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    assert!(std::fs::symlink_metadata(&data).unwrap().is_dir());
+    assert_eq!(std::fs::read(&item).unwrap(), item_bytes);
+    assert_eq!(
+        std::fs::read(elsewhere.join("Item.json")).unwrap(),
+        b"edited outside"
+    );
+    // And the next build finds everything unchanged.
+    let r = p.run(&["build"]);
+    assert!(r.stderr.contains("(0 written"), "{}{}", r.stdout, r.stderr);
+}

@@ -306,6 +306,14 @@ fn carry(
         let t = e.file_type()?;
         let target = to.join(&r);
         if t.is_symlink() {
+            // A link where gentable writes an output (a file, or a folder of outputs) gives way to the
+            // output: the sink never counts such an output unchanged (`sink::linked`), so it is staged.
+            if written.contains(r.as_str())
+                || drop.contains(r.as_str())
+                || target.symlink_metadata().is_ok()
+            {
+                continue;
+            }
             let link = std::fs::read_link(e.path())?;
             symlink(&link, &target)?;
         } else if t.is_dir() {

@@ -159,7 +159,8 @@ impl<'a> Sink<'a> {
         }
         let hash = *hasher.finalize().as_bytes();
         let path = self.dir.join(rel);
-        let changed = !unchanged(&path, scope.known.and_then(|k| k.get(rel)), &hash, parts);
+        let changed = linked(&self.dir, rel)
+            || !unchanged(&path, scope.known.and_then(|k| k.get(rel)), &hash, parts);
         let mut data_hash = None;
         if let Some(staging) = staging {
             if changed
@@ -371,13 +372,14 @@ impl Stream<'_, '_> {
         });
         let (hash, changed) = match done {
             Some(Ok(hash)) => {
-                let same = known_unchanged(
-                    &generated,
-                    self.scope.known.and_then(|k| k.get(&self.rel)),
-                    &hash,
-                ) || (std::fs::metadata(&generated)
-                    .is_ok_and(|m| m.is_file() && m.len() == self.len)
-                    && hash_file(&generated).is_ok_and(|h| h == hash));
+                let same = !linked(&sink.dir, &self.rel)
+                    && (known_unchanged(
+                        &generated,
+                        self.scope.known.and_then(|k| k.get(&self.rel)),
+                        &hash,
+                    ) || (std::fs::metadata(&generated)
+                        .is_ok_and(|m| m.is_file() && m.len() == self.len)
+                        && hash_file(&generated).is_ok_and(|h| h == hash)));
                 let step = if same {
                     std::fs::remove_file(&self.path)
                 } else {
@@ -405,6 +407,18 @@ impl Stream<'_, '_> {
             data_hash,
         );
     }
+}
+
+/// Whether the output `rel` of `dir` (`generated/`) is reached through a symbolic link: the file itself or a
+/// folder on its way. Such an output is never "unchanged" (its content is read through the link, from outside
+/// `generated/`): it is written, and the commit puts a real file in the link's place ([`super::commit`]).
+fn linked(dir: &Path, rel: &str) -> bool {
+    let mut at = dir.to_path_buf();
+    rel.split('/').any(|part| {
+        at.push(part);
+        at.symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+    })
 }
 
 /// Whether `path` holds the content `parts` (BLAKE3 `hash`): its status and hash are those `known` recorded,
