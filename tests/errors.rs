@@ -879,6 +879,12 @@ fn build_with_one_bad_cell_exits_1_and_leaves_generated_unchanged() {
     let out = gentable(dir.path(), &["build", "--message-format", "json"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "stderr:\n{stderr}");
+    // Without -q the log ends with the summary, in every format (README: "-q drops the summary line").
+    assert_eq!(
+        stderr.lines().last(),
+        Some("gentable: 1 error, 0 warnings; generated/ left unchanged"),
+        "{stderr}"
+    );
     let diags: Vec<serde_json::Value> = stderr
         .lines()
         .filter(|l| l.starts_with('{'))

@@ -271,7 +271,9 @@ pub fn run(req: &Request) -> Outcome {
         Ok(v) if !diags.has_errors() => v,
         _ => {
             ctx.finish();
-            if !req.quiet && req.format == Format::Human {
+            // In every format (a JSON or GitHub run prints its diagnostics on stdout and this on stderr, like
+            // a successful build's summary), so a CI log always ends with what happened.
+            if !req.quiet {
                 out.say(
                     req.lang,
                     format!(
