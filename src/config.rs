@@ -34,6 +34,69 @@ pub struct Config {
     /// How rows are validated against their JSON Schemas.
     #[serde(default)]
     pub validation: ValidationConfig,
+    /// The 1-based line of `gentable.toml` where each `[tables.X]` override starts (see [`override_lines`]),
+    /// for the diagnostics about an override. Not a setting.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub override_lines: BTreeMap<String, usize>,
+}
+
+/// The 1-based line where each table override of the TOML text `text` starts: a `[tables.X]` or
+/// `[tables."X"]` header, or a key `X = {...}` / `X.files = ...` under a `[tables]` header. Overrides
+/// written otherwise are not listed (their diagnostics then name the file alone).
+pub fn override_lines(text: &str) -> BTreeMap<String, usize> {
+    /// The first key of `s` (bare or a basic/literal string) and what follows it.
+    fn key(s: &str) -> Option<(String, &str)> {
+        let s = s.trim_start();
+        let (k, rest) = if let Some(q) = s.strip_prefix('"') {
+            let end = q.find('"')?;
+            let quoted = &s[..end + 2];
+            (
+                toml::from_str::<BTreeMap<String, String>>(&format!("k = {quoted}"))
+                    .ok()?
+                    .remove("k")?,
+                &q[end + 1..],
+            )
+        } else if let Some(q) = s.strip_prefix('\'') {
+            let end = q.find('\'')?;
+            (q[..end].to_string(), &q[end + 1..])
+        } else {
+            let end = s
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+                .unwrap_or(s.len());
+            if end == 0 {
+                return None;
+            }
+            (s[..end].to_string(), &s[end..])
+        };
+        Some((k, rest.trim_start()))
+    }
+    let mut out = BTreeMap::new();
+    let mut in_tables = false;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix('[') {
+            in_tables = false;
+            if h.starts_with('[') {
+                continue;
+            }
+            if let Some(("tables", rest)) = key(h).as_ref().map(|(k, r)| (k.as_str(), *r)) {
+                match rest.strip_prefix('.').and_then(key) {
+                    Some((name, _)) => {
+                        out.entry(name).or_insert(i + 1);
+                    }
+                    None => in_tables = rest.starts_with(']'),
+                }
+            }
+        } else if in_tables {
+            if let Some((name, rest)) = key(t) {
+                if rest.starts_with('=') || rest.starts_with('.') {
+                    out.entry(name).or_insert(i + 1);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `[limits]`: bounds on the input, so that a hostile or broken file costs bounded memory and time and gets a
@@ -488,8 +551,9 @@ fn invalid_toml(path: &Path, text: &str, e: &toml::de::Error) -> String {
 pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("cannot read project file {}: {e}", path.display()))?;
-    let config: Config =
+    let mut config: Config =
         toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}", invalid_toml(path, &text, &e)))?;
+    config.override_lines = override_lines(&text);
     if let Some(l) = &config.localization {
         if l.languages.is_empty() {
             anyhow::bail!(
@@ -814,4 +878,28 @@ fn is_snake(s: &str) -> bool {
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Config);
     serde_json::to_string_pretty(&schema).expect("schema serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    /// Headers (bare, quoted, spaced), keys under `[tables]` (inline and dotted), and look-alikes that are
+    /// not overrides.
+    #[test]
+    fn override_lines_find_each_override() {
+        let text = "[project]\nname = \"P\"\n\n[tables.Item]\nfiles = [\"a.csv\"]\n[ tables . \"格 子\" ]\n[tables]\nGear = { files = [\"g.csv\"] }\nRune.order = \"source\"\n'Lit' = {}\n[[tables.Arr]]\n[limits]\nItemX = 1\n[tablesX.Y]\n[tables.Item]\n";
+        let got = super::override_lines(text);
+        let want: Vec<(&str, usize)> = vec![
+            ("Gear", 8),
+            ("Item", 4),
+            ("Lit", 10),
+            ("Rune", 9),
+            ("格 子", 6),
+        ];
+        assert_eq!(
+            got.iter()
+                .map(|(k, v)| (k.as_str(), *v))
+                .collect::<Vec<_>>(),
+            want
+        );
+    }
 }

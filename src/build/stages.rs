@@ -190,14 +190,14 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
     for name in loaded.config.tables.keys() {
         // While a file could not be read, the table an override names may be in it: its error says so.
         if !names.contains(name) && !refused.contains(name) && !tables_unknown {
-            diags.push(
-                Diagnostic::file_error(
-                    Code::UnusedOverride,
-                    "gentable.toml",
-                    format!("[tables.{name}] names a table that no file provides"),
-                )
-                .warning(),
-            );
+            let mut d = Diagnostic::file_error(
+                Code::UnusedOverride,
+                "gentable.toml",
+                format!("[tables.{name}] names a table that no file provides"),
+            )
+            .warning();
+            d.row = loaded.config.override_lines.get(name).copied().unwrap_or(0);
+            diags.push(d);
         }
     }
     let mut project = Project {
