@@ -196,6 +196,8 @@ fn the_node_server_navigates_typed_references_and_reloads() {
         &format!("material Red {red}\n"),
         &format!("material Blue {blue}\n"),
         "targeted special LordFaceOff -> Lord\n",
+        // Navigation is not part of a row's own, enumerable data (JSON.stringify, spreads, Object.keys).
+        "references hidden true, own false\n",
         "reload: new rows true, old view intact true, frozen true",
     ] {
         assert!(out.contains(line), "missing {line:?} in\n{out}");

@@ -197,7 +197,7 @@ export function inside(e: unknown, path: readonly Segment[]): unknown {
   return e;
 }
 
-/** Sets the navigation property `name` of `o` to `value`: read-only and not enumerable, so `JSON.stringify` and spreads never follow it. */
+/** Sets the navigation property `name` of `o` (a tuple, an open record or a union variant; rows and records keep theirs in private fields) to `value`: read-only and not enumerable, so `JSON.stringify` and spreads never follow it. */
 export function ref(o: object, name: string, value: unknown): void {
   Object.defineProperty(o, name, { value, enumerable: false });
 }

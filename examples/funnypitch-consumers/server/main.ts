@@ -36,6 +36,16 @@ const special = current.specialMove.all.find((s) => s.targetRef !== undefined);
 process.stdout.write("targeted special " + (special?.id ?? "-") + " -> " + (special?.targetRef?.id ?? "-") + "\n");
 process.stdout.write("spy seed " + String(current.serverConfig.spySeed) + ", think " + String(current.serverConfig.aiThinkTime) + " ms\n");
 
+// Typed references are getters, not own properties: logging, spreading or serialising a row never follows them.
+const promotion = current.upgrade.all[0];
+if (promotion !== undefined) {
+  process.stdout.write(
+    "references hidden " + String(!Object.keys(promotion).includes("toRef") && !("toRef" in { ...promotion }) &&
+      JSON.stringify(promotion) === JSON.stringify(Object.fromEntries(Object.entries(promotion)))) +
+      ", own " + String(Object.prototype.hasOwnProperty.call(promotion, "toRef")) + "\n",
+  );
+}
+
 // Hot reload: a request that started on the old tables keeps a consistent view; new requests see the new ones.
 const before = current;
 const inFlight = before.pieceType.getOrThrow("Lord");

@@ -94,6 +94,58 @@ export interface Const {
 
 const FIELDS: readonly string[] = ["BoardWidth", "BoardHeight", "NeutralRow", "RedHomeRow", "BlueHomeRow", "PiecesPerSide", "SpySelectPieces", "SpySelectCount", "SpySelectKnownToOwner", "SpyRandomPiece", "SpyRandomCount", "SpyRandomKnownToOwner", "SpySelectKey", "SpyRandomKey", "SpyAllDeadKey"];
 
+/**
+ * Const objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkConst` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Const$Refs {
+  #r0: readonly PieceType[] | undefined = undefined;
+  #r1: PieceType | undefined = undefined;
+  #r2: Lang | undefined = undefined;
+  #r3: Lang | undefined = undefined;
+  #r4: Lang | undefined = undefined;
+
+  get spySelectPiecesRefs(): readonly PieceType[] {
+    return this.#r0 as readonly PieceType[];
+  }
+
+  static set0(r: Const, v: readonly PieceType[]): void {
+    (r as unknown as Const$Refs).#r0 = v;
+  }
+
+  get spyRandomPieceRef(): PieceType {
+    return this.#r1 as PieceType;
+  }
+
+  static set1(r: Const, v: PieceType): void {
+    (r as unknown as Const$Refs).#r1 = v;
+  }
+
+  get spySelectKeyRef(): Lang {
+    return this.#r2 as Lang;
+  }
+
+  static set2(r: Const, v: Lang): void {
+    (r as unknown as Const$Refs).#r2 = v;
+  }
+
+  get spyRandomKeyRef(): Lang {
+    return this.#r3 as Lang;
+  }
+
+  static set3(r: Const, v: Lang): void {
+    (r as unknown as Const$Refs).#r3 = v;
+  }
+
+  get spyAllDeadKeyRef(): Lang {
+    return this.#r4 as Lang;
+  }
+
+  static set4(r: Const, v: Lang): void {
+    (r as unknown as Const$Refs).#r4 = v;
+  }
+}
+
 export function readConst(v: unknown, at: rt.At): Const {
   const o = rt.object(v, at);
   try {
@@ -125,23 +177,22 @@ export function readConst(v: unknown, at: rt.At): Const {
     if (!(typeof x13 === "string")) rt.str(x13, "SpyRandomKey");
     const x14 = o["SpyAllDeadKey"];
     if (!(typeof x14 === "string")) rt.str(x14, "SpyAllDeadKey");
-    const r = {
-      boardWidth: x0 as number,
-      boardHeight: x1 as number,
-      neutralRow: x2 as number,
-      redHomeRow: x3 as number,
-      blueHomeRow: x4 as number,
-      piecesPerSide: x5 as number,
-      spySelectPieces: rt.strings(o["SpySelectPieces"], "SpySelectPieces"),
-      spySelectCount: x7 as number,
-      spySelectKnownToOwner: x8 as boolean,
-      spyRandomPiece: x9 as string,
-      spyRandomCount: x10 as number,
-      spyRandomKnownToOwner: x11 as boolean,
-      spySelectKey: x12 as string,
-      spyRandomKey: x13 as string,
-      spyAllDeadKey: x14 as string,
-    } as rt.Mutable<Const>;
+    const r = new Const$Refs() as unknown as rt.Mutable<Const>;
+    r.boardWidth = x0 as number;
+    r.boardHeight = x1 as number;
+    r.neutralRow = x2 as number;
+    r.redHomeRow = x3 as number;
+    r.blueHomeRow = x4 as number;
+    r.piecesPerSide = x5 as number;
+    r.spySelectPieces = rt.strings(o["SpySelectPieces"], "SpySelectPieces");
+    r.spySelectCount = x7 as number;
+    r.spySelectKnownToOwner = x8 as boolean;
+    r.spyRandomPiece = x9 as string;
+    r.spyRandomCount = x10 as number;
+    r.spyRandomKnownToOwner = x11 as boolean;
+    r.spySelectKey = x12 as string;
+    r.spyRandomKey = x13 as string;
+    r.spyAllDeadKey = x14 as string;
     if (rt.count(o) !== 15) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -181,31 +232,31 @@ export function linkConst(r: Const, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "spySelectPiecesRefs", x0);
+    Const$Refs.set0(r, x0);
   }
   {
     const v0 = r.spyRandomPiece;
     const x0 = t.pieceType.get(v0);
     if (x0 === undefined) rt.dangling(["SpyRandomPiece"], "PieceType", v0);
-    rt.ref(r, "spyRandomPieceRef", x0);
+    Const$Refs.set1(r, x0);
   }
   {
     const v0 = r.spySelectKey;
     const x0 = t.lang.get(v0);
     if (x0 === undefined) rt.dangling(["SpySelectKey"], "Lang", v0);
-    rt.ref(r, "spySelectKeyRef", x0);
+    Const$Refs.set2(r, x0);
   }
   {
     const v0 = r.spyRandomKey;
     const x0 = t.lang.get(v0);
     if (x0 === undefined) rt.dangling(["SpyRandomKey"], "Lang", v0);
-    rt.ref(r, "spyRandomKeyRef", x0);
+    Const$Refs.set3(r, x0);
   }
   {
     const v0 = r.spyAllDeadKey;
     const x0 = t.lang.get(v0);
     if (x0 === undefined) rt.dangling(["SpyAllDeadKey"], "Lang", v0);
-    rt.ref(r, "spyAllDeadKeyRef", x0);
+    Const$Refs.set4(r, x0);
   }
   Object.freeze(r);
 }

@@ -42,6 +42,22 @@ export interface InitPosition {
 
 const FIELDS: readonly string[] = ["Id", "Cell", "Side", "Piece", "X", "Y"];
 
+/**
+ * InitPosition objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkInitPosition` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class InitPosition$Refs {
+  #r0: PieceType | undefined | undefined = undefined;
+
+  get pieceRef(): PieceType | undefined {
+    return this.#r0 as PieceType | undefined;
+  }
+
+  static set0(r: InitPosition, v: PieceType | undefined): void {
+    (r as unknown as InitPosition$Refs).#r0 = v;
+  }
+}
+
 export function readInitPosition(v: unknown, at: rt.At): InitPosition {
   const o = rt.object(v, at);
   try {
@@ -53,12 +69,11 @@ export function readInitPosition(v: unknown, at: rt.At): InitPosition {
     if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "X", 0, 255);
     const x5 = o["Y"];
     if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "Y", 0, 255);
-    const r = {
-      id: x0 as number,
-      cell: x1 as CellKind,
-      x: x4 as number,
-      y: x5 as number,
-    } as rt.Mutable<InitPosition>;
+    const r = new InitPosition$Refs() as unknown as rt.Mutable<InitPosition>;
+    r.id = x0 as number;
+    r.cell = x1 as CellKind;
+    r.x = x4 as number;
+    r.y = x5 as number;
     let n = 4;
     const x2 = o["Side"];
     if (x2 !== undefined) {
@@ -101,7 +116,7 @@ export function linkInitPosition(r: InitPosition, t: Tables): void {
       if (x1 === undefined) rt.dangling(["Piece"], "PieceType", v1);
       x0 = x1;
     }
-    rt.ref(r, "pieceRef", x0);
+    InitPosition$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

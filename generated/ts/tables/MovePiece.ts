@@ -30,15 +30,39 @@ export interface MovePiece {
 
 const FIELDS: readonly string[] = ["Piece", "Rules"];
 
+/**
+ * MovePiece objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkMovePiece` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class MovePiece$Refs {
+  #r0: PieceType | undefined = undefined;
+  #r1: readonly MoveRule[] | undefined = undefined;
+
+  get pieceRef(): PieceType {
+    return this.#r0 as PieceType;
+  }
+
+  static set0(r: MovePiece, v: PieceType): void {
+    (r as unknown as MovePiece$Refs).#r0 = v;
+  }
+
+  get rulesRefs(): readonly MoveRule[] {
+    return this.#r1 as readonly MoveRule[];
+  }
+
+  static set1(r: MovePiece, v: readonly MoveRule[]): void {
+    (r as unknown as MovePiece$Refs).#r1 = v;
+  }
+}
+
 export function readMovePiece(v: unknown, at: rt.At): MovePiece {
   const o = rt.object(v, at);
   try {
     const x0 = o["Piece"];
     if (!(typeof x0 === "string")) rt.str(x0, "Piece");
-    const r = {
-      piece: x0 as string,
-      rules: rt.strings(o["Rules"], "Rules"),
-    } as rt.Mutable<MovePiece>;
+    const r = new MovePiece$Refs() as unknown as rt.Mutable<MovePiece>;
+    r.piece = x0 as string;
+    r.rules = rt.strings(o["Rules"], "Rules");
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -59,7 +83,7 @@ export function linkMovePiece(r: MovePiece, t: Tables): void {
     const v0 = r.piece;
     const x0 = t.pieceType.get(v0);
     if (x0 === undefined) rt.dangling(["Piece"], "PieceType", v0);
-    rt.ref(r, "pieceRef", x0);
+    MovePiece$Refs.set0(r, x0);
   }
   {
     const a0 = r.rules;
@@ -71,7 +95,7 @@ export function linkMovePiece(r: MovePiece, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "rulesRefs", x0);
+    MovePiece$Refs.set1(r, x0);
   }
   Object.freeze(r);
 }

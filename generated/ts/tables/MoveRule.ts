@@ -42,6 +42,22 @@ export interface MoveRule {
 
 const FIELDS: readonly string[] = ["Id", "Direction", "MaxSteps", "Mode", "Zone", "Kind"];
 
+/**
+ * MoveRule objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkMoveRule` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class MoveRule$Refs {
+  #r0: MoveRuleLib | undefined = undefined;
+
+  get directionRef(): MoveRuleLib {
+    return this.#r0 as MoveRuleLib;
+  }
+
+  static set0(r: MoveRule, v: MoveRuleLib): void {
+    (r as unknown as MoveRule$Refs).#r0 = v;
+  }
+}
+
 export function readMoveRule(v: unknown, at: rt.At): MoveRule {
   const o = rt.object(v, at);
   try {
@@ -57,14 +73,13 @@ export function readMoveRule(v: unknown, at: rt.At): MoveRule {
     if (!(x4 === "Any" || x4 === "OwnTerritory" || x4 === "EnemyTerritory")) readZone(x4, "Zone");
     const x5 = o["Kind"];
     if (!(x5 === "Step" || x5 === "Slide" || x5 === "Leap" || x5 === "ScreenCapture" || x5 === "Vault" || x5 === "LordFaceOff")) readMoveKind(x5, "Kind");
-    const r = {
-      id: x0 as string,
-      direction: x1 as string,
-      maxSteps: x2 as number,
-      mode: x3 as MoveMode,
-      zone: x4 as Zone,
-      kind: x5 as MoveKind,
-    } as rt.Mutable<MoveRule>;
+    const r = new MoveRule$Refs() as unknown as rt.Mutable<MoveRule>;
+    r.id = x0 as string;
+    r.direction = x1 as string;
+    r.maxSteps = x2 as number;
+    r.mode = x3 as MoveMode;
+    r.zone = x4 as Zone;
+    r.kind = x5 as MoveKind;
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -89,7 +104,7 @@ export function linkMoveRule(r: MoveRule, t: Tables): void {
     const v0 = r.direction;
     const x0 = t.moveRuleLib.get(v0);
     if (x0 === undefined) rt.dangling(["Direction"], "MoveRuleLib", v0);
-    rt.ref(r, "directionRef", x0);
+    MoveRule$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

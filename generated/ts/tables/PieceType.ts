@@ -50,6 +50,22 @@ export interface PieceType {
 
 const FIELDS: readonly string[] = ["Id", "NameKey", "Tier", "Branch", "CaptureClass", "CanPromote", "OwnTerritoryOnly", "AiWeight"];
 
+/**
+ * PieceType objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkPieceType` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class PieceType$Refs {
+  #r0: Lang | undefined = undefined;
+
+  get nameKeyRef(): Lang {
+    return this.#r0 as Lang;
+  }
+
+  static set0(r: PieceType, v: Lang): void {
+    (r as unknown as PieceType$Refs).#r0 = v;
+  }
+}
+
 export function readPieceType(v: unknown, at: rt.At): PieceType {
   const o = rt.object(v, at);
   try {
@@ -69,16 +85,15 @@ export function readPieceType(v: unknown, at: rt.At): PieceType {
     if (!(typeof x6 === "boolean")) rt.bool(x6, "OwnTerritoryOnly");
     const x7 = o["AiWeight"];
     if (!(typeof x7 === "number" && x7 - x7 === 0)) rt.float(x7, "AiWeight");
-    const r = {
-      id: x0 as string,
-      nameKey: x1 as string,
-      tier: x2 as number,
-      branch: x3 as Branch,
-      captureClass: x4 as CaptureClass,
-      canPromote: x5 as boolean,
-      ownTerritoryOnly: x6 as boolean,
-      aiWeight: x7 as number,
-    } as rt.Mutable<PieceType>;
+    const r = new PieceType$Refs() as unknown as rt.Mutable<PieceType>;
+    r.id = x0 as string;
+    r.nameKey = x1 as string;
+    r.tier = x2 as number;
+    r.branch = x3 as Branch;
+    r.captureClass = x4 as CaptureClass;
+    r.canPromote = x5 as boolean;
+    r.ownTerritoryOnly = x6 as boolean;
+    r.aiWeight = x7 as number;
     if (rt.count(o) !== 8) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -105,7 +120,7 @@ export function linkPieceType(r: PieceType, t: Tables): void {
     const v0 = r.nameKey;
     const x0 = t.lang.get(v0);
     if (x0 === undefined) rt.dangling(["NameKey"], "Lang", v0);
-    rt.ref(r, "nameKeyRef", x0);
+    PieceType$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -92,6 +92,58 @@ export interface SpecialMove {
 
 const FIELDS: readonly string[] = ["Id", "Kind", "Pieces", "Rules", "Target", "MinPassed", "MaxPassed", "PassedSide", "Captures", "MoverMoves", "ConvertsSide", "OncePerGame", "NameKey", "DescKey"];
 
+/**
+ * SpecialMove objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkSpecialMove` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class SpecialMove$Refs {
+  #r0: readonly PieceType[] | undefined = undefined;
+  #r1: readonly MoveRule[] | undefined = undefined;
+  #r2: PieceType | undefined | undefined = undefined;
+  #r3: Lang | undefined = undefined;
+  #r4: Lang | undefined = undefined;
+
+  get piecesRefs(): readonly PieceType[] {
+    return this.#r0 as readonly PieceType[];
+  }
+
+  static set0(r: SpecialMove, v: readonly PieceType[]): void {
+    (r as unknown as SpecialMove$Refs).#r0 = v;
+  }
+
+  get rulesRefs(): readonly MoveRule[] {
+    return this.#r1 as readonly MoveRule[];
+  }
+
+  static set1(r: SpecialMove, v: readonly MoveRule[]): void {
+    (r as unknown as SpecialMove$Refs).#r1 = v;
+  }
+
+  get targetRef(): PieceType | undefined {
+    return this.#r2 as PieceType | undefined;
+  }
+
+  static set2(r: SpecialMove, v: PieceType | undefined): void {
+    (r as unknown as SpecialMove$Refs).#r2 = v;
+  }
+
+  get nameKeyRef(): Lang {
+    return this.#r3 as Lang;
+  }
+
+  static set3(r: SpecialMove, v: Lang): void {
+    (r as unknown as SpecialMove$Refs).#r3 = v;
+  }
+
+  get descKeyRef(): Lang {
+    return this.#r4 as Lang;
+  }
+
+  static set4(r: SpecialMove, v: Lang): void {
+    (r as unknown as SpecialMove$Refs).#r4 = v;
+  }
+}
+
 export function readSpecialMove(v: unknown, at: rt.At): SpecialMove {
   const o = rt.object(v, at);
   try {
@@ -111,18 +163,17 @@ export function readSpecialMove(v: unknown, at: rt.At): SpecialMove {
     if (!(typeof x12 === "string")) rt.str(x12, "NameKey");
     const x13 = o["DescKey"];
     if (!(typeof x13 === "string")) rt.str(x13, "DescKey");
-    const r = {
-      id: x0 as string,
-      kind: x1 as SpecialKind,
-      pieces: rt.strings(o["Pieces"], "Pieces"),
-      rules: rt.strings(o["Rules"], "Rules"),
-      captures: x8 as boolean,
-      moverMoves: x9 as boolean,
-      convertsSide: x10 as boolean,
-      oncePerGame: x11 as boolean,
-      nameKey: x12 as string,
-      descKey: x13 as string,
-    } as rt.Mutable<SpecialMove>;
+    const r = new SpecialMove$Refs() as unknown as rt.Mutable<SpecialMove>;
+    r.id = x0 as string;
+    r.kind = x1 as SpecialKind;
+    r.pieces = rt.strings(o["Pieces"], "Pieces");
+    r.rules = rt.strings(o["Rules"], "Rules");
+    r.captures = x8 as boolean;
+    r.moverMoves = x9 as boolean;
+    r.convertsSide = x10 as boolean;
+    r.oncePerGame = x11 as boolean;
+    r.nameKey = x12 as string;
+    r.descKey = x13 as string;
     let n = 10;
     const x4 = o["Target"];
     if (x4 !== undefined) {
@@ -186,7 +237,7 @@ export function linkSpecialMove(r: SpecialMove, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "piecesRefs", x0);
+    SpecialMove$Refs.set0(r, x0);
   }
   {
     const a0 = r.rules;
@@ -198,7 +249,7 @@ export function linkSpecialMove(r: SpecialMove, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "rulesRefs", x0);
+    SpecialMove$Refs.set1(r, x0);
   }
   {
     const v0 = r.target;
@@ -209,19 +260,19 @@ export function linkSpecialMove(r: SpecialMove, t: Tables): void {
       if (x1 === undefined) rt.dangling(["Target"], "PieceType", v1);
       x0 = x1;
     }
-    rt.ref(r, "targetRef", x0);
+    SpecialMove$Refs.set2(r, x0);
   }
   {
     const v0 = r.nameKey;
     const x0 = t.lang.get(v0);
     if (x0 === undefined) rt.dangling(["NameKey"], "Lang", v0);
-    rt.ref(r, "nameKeyRef", x0);
+    SpecialMove$Refs.set3(r, x0);
   }
   {
     const v0 = r.descKey;
     const x0 = t.lang.get(v0);
     if (x0 === undefined) rt.dangling(["DescKey"], "Lang", v0);
-    rt.ref(r, "descKeyRef", x0);
+    SpecialMove$Refs.set4(r, x0);
   }
   Object.freeze(r);
 }

@@ -42,6 +42,31 @@ export interface Upgrade {
 
 const FIELDS: readonly string[] = ["Id", "From", "Trigger", "CapturedClass", "To"];
 
+/**
+ * Upgrade objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkUpgrade` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Upgrade$Refs {
+  #r0: PieceType | undefined = undefined;
+  #r1: PieceType | undefined = undefined;
+
+  get fromRef(): PieceType {
+    return this.#r0 as PieceType;
+  }
+
+  static set0(r: Upgrade, v: PieceType): void {
+    (r as unknown as Upgrade$Refs).#r0 = v;
+  }
+
+  get toRef(): PieceType {
+    return this.#r1 as PieceType;
+  }
+
+  static set1(r: Upgrade, v: PieceType): void {
+    (r as unknown as Upgrade$Refs).#r1 = v;
+  }
+}
+
 export function readUpgrade(v: unknown, at: rt.At): Upgrade {
   const o = rt.object(v, at);
   try {
@@ -53,12 +78,11 @@ export function readUpgrade(v: unknown, at: rt.At): Upgrade {
     if (!(x2 === "LastRow" || x2 === "Capture")) readTrigger(x2, "Trigger");
     const x4 = o["To"];
     if (!(typeof x4 === "string")) rt.str(x4, "To");
-    const r = {
-      id: x0 as string,
-      from: x1 as string,
-      trigger: x2 as Trigger,
-      to: x4 as string,
-    } as rt.Mutable<Upgrade>;
+    const r = new Upgrade$Refs() as unknown as rt.Mutable<Upgrade>;
+    r.id = x0 as string;
+    r.from = x1 as string;
+    r.trigger = x2 as Trigger;
+    r.to = x4 as string;
     let n = 4;
     const x3 = o["CapturedClass"];
     if (x3 !== undefined) {
@@ -89,13 +113,13 @@ export function linkUpgrade(r: Upgrade, t: Tables): void {
     const v0 = r.from;
     const x0 = t.pieceType.get(v0);
     if (x0 === undefined) rt.dangling(["From"], "PieceType", v0);
-    rt.ref(r, "fromRef", x0);
+    Upgrade$Refs.set0(r, x0);
   }
   {
     const v0 = r.to;
     const x0 = t.pieceType.get(v0);
     if (x0 === undefined) rt.dangling(["To"], "PieceType", v0);
-    rt.ref(r, "toRef", x0);
+    Upgrade$Refs.set1(r, x0);
   }
   Object.freeze(r);
 }

@@ -344,8 +344,8 @@ struct ClassVm {
     optional: Vec<String>,
     /// Statements pushing each present member's canonical text to `out`, in canonical member order.
     writes: Vec<String>,
-    /// Typed references: navigation properties resolved at load (non-enumerable, so `JSON.stringify` of a row
-    /// never follows them).
+    /// Typed references: navigation properties resolved at load (getters of a private field, see [`refs_class`],
+    /// or non-enumerable properties: `JSON.stringify` of a row never follows them).
     refs: Vec<FieldVm>,
     /// Whether objects of this type resolve references (`link<Name>(r, t)`, which also freezes them; the
     /// reader leaves them unfrozen), and its statements.
@@ -364,6 +364,13 @@ struct ClassVm {
     bin_optional: Vec<String>,
     /// A tuple's or an open record's field set, reader and writer (complete text); closed objects: `None`.
     shape: Option<ShapeVm>,
+    /// The class whose instances the readers build when the objects have typed references (see
+    /// [`refs_class`]): `<Name>$Refs`; `None` for plain object literals.
+    refs_class: Option<String>,
+    /// With `refs_class`: the JSON reader's `required` entries as assignments `r.<ident> = <expression>;`.
+    assigns: Vec<String>,
+    /// With `refs_class`: the binary reader's `bin_entries` as assignments.
+    bin_assigns: Vec<String>,
     /// Module-level functions that read and write a type of more than [`PART_FIELDS`] fields a part at a
     /// time (see [`Gen::split`]); empty for other types.
     helpers: Vec<String>,
@@ -386,6 +393,36 @@ struct ClassVm {
 /// `Object.prototype` member (which TypeScript's literal check confuses with the inherited one).
 fn cast(linked: bool, idents: &[String]) -> bool {
     linked || idents.iter().any(|i| INHERITED.contains(&i.as_str()))
+}
+
+/// Builds the objects of `vm` (a table's row or a closed record, read by the templates) as instances of a
+/// class `<Name>$Refs` when they have typed references: the class keeps each reference in a private field,
+/// set once at load by `link<Name>` (`<Name>$Refs.set<i>(r, v)`) and read through a getter on its prototype.
+/// Like the non-enumerable property `rt.ref` defines on a plain object (which tuples, open records and union
+/// variants keep), the reference is invisible to `JSON.stringify`, spreads and `Object.keys`; but setting it is
+/// a plain store on an object whose shape never changes, where `Object.defineProperty` went through V8's
+/// runtime and gave each row a new property backing store (issue 15: a tenth of a 100-table load). The
+/// readers assign the fields in the object literal's order, so every row's own properties, and their order,
+/// are what they were.
+fn refs_class(vm: &mut ClassVm) {
+    if vm.refs.is_empty() || vm.shape.is_some() {
+        return;
+    }
+    let class = format!("{}$Refs", vm.name);
+    for (i, r) in vm.refs.iter().enumerate() {
+        let from = format!("rt.ref(r, {}, ", quoted(&r.ident));
+        let to = format!("{class}.set{i}(r, ");
+        for l in &mut vm.link {
+            *l = l.replace(&from, &to);
+        }
+    }
+    let assign = |entry: &String| match entry.split_once(": ") {
+        Some((ident, expression)) => format!("r.{ident} = {expression};"),
+        None => entry.clone(),
+    };
+    vm.assigns = vm.required.iter().map(assign).collect();
+    vm.bin_assigns = vm.bin_entries.iter().map(assign).collect();
+    vm.refs_class = Some(class);
 }
 
 /// The first line of a reader's object literal (see [`cast`]).
@@ -1057,6 +1094,7 @@ impl Gen<'_> {
             }
         };
         self.split(&mut vm, true);
+        refs_class(&mut vm);
         Ok(vm)
     }
 
@@ -1376,6 +1414,9 @@ impl Gen<'_> {
             bin_entries: vec![],
             bin_optional: vec![],
             shape: None,
+            refs_class: None,
+            assigns: vec![],
+            bin_assigns: vec![],
             helpers: vec![],
             part_reads: vec![],
             part_bins: vec![],
@@ -1954,6 +1995,7 @@ impl Gen<'_> {
             &format!("table {:?}", t.name),
         )?;
         self.split(&mut row, true);
+        refs_class(&mut row);
         let mut uses = Uses::default();
         for f in &t.fields {
             uses.add(&f.ty);

@@ -119,6 +119,22 @@ export interface ScenarioPiece {
 
 const FIELDS_ScenarioPiece: readonly string[] = ["at", "side", "unit", "strength"];
 
+/**
+ * ScenarioPiece objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkScenarioPiece` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class ScenarioPiece$Refs {
+  #r0: Unit | undefined = undefined;
+
+  get unitRef(): Unit {
+    return this.#r0 as Unit;
+  }
+
+  static set0(r: ScenarioPiece, v: Unit): void {
+    (r as unknown as ScenarioPiece$Refs).#r0 = v;
+  }
+}
+
 export function readScenarioPiece(v: unknown, at: rt.At): ScenarioPiece {
   const o = rt.object(v, at);
   try {
@@ -126,11 +142,10 @@ export function readScenarioPiece(v: unknown, at: rt.At): ScenarioPiece {
     if (!(x1 === "red" || x1 === "blue")) readSide(x1, "side");
     const x2 = o["unit"];
     if (!(typeof x2 === "string")) rt.str(x2, "unit");
-    const r = {
-      at: readHex(o["at"], "at"),
-      side: x1 as Side,
-      unit: x2 as string,
-    } as rt.Mutable<ScenarioPiece>;
+    const r = new ScenarioPiece$Refs() as unknown as rt.Mutable<ScenarioPiece>;
+    r.at = readHex(o["at"], "at");
+    r.side = x1 as Side;
+    r.unit = x2 as string;
     let n = 3;
     const x3 = o["strength"];
     if (x3 !== undefined) {
@@ -160,7 +175,7 @@ export function linkScenarioPiece(r: ScenarioPiece, t: Tables): void {
     const v0 = r.unit;
     const x0 = t.unit.get(v0);
     if (x0 === undefined) rt.dangling(["unit"], "Unit", v0);
-    rt.ref(r, "unitRef", x0);
+    ScenarioPiece$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -47,6 +47,31 @@ export interface Attack {
 
 const FIELDS: readonly string[] = ["Scenario", "Side", "Lane", "Rank", "Target", "Damage"];
 
+/**
+ * Attack objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkAttack` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Attack$Refs {
+  #r0: Scenario | undefined = undefined;
+  #r1: Lane | undefined = undefined;
+
+  get scenarioRef(): Scenario {
+    return this.#r0 as Scenario;
+  }
+
+  static set0(r: Attack, v: Scenario): void {
+    (r as unknown as Attack$Refs).#r0 = v;
+  }
+
+  get laneRef(): Lane {
+    return this.#r1 as Lane;
+  }
+
+  static set1(r: Attack, v: Lane): void {
+    (r as unknown as Attack$Refs).#r1 = v;
+  }
+}
+
 export function readAttack(v: unknown, at: rt.At): Attack {
   const o = rt.object(v, at);
   try {
@@ -60,13 +85,12 @@ export function readAttack(v: unknown, at: rt.At): Attack {
     if (!(x3 === "Front" || x3 === "Back")) readRank(x3, "Rank");
     const x5 = o["Damage"];
     if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "Damage", 0, 255);
-    const r = {
-      scenario: x0 as string,
-      side: x1 as Side,
-      lane: x2 as string,
-      rank: x3 as Rank,
-      damage: x5 as number,
-    } as rt.Mutable<Attack>;
+    const r = new Attack$Refs() as unknown as rt.Mutable<Attack>;
+    r.scenario = x0 as string;
+    r.side = x1 as Side;
+    r.lane = x2 as string;
+    r.rank = x3 as Rank;
+    r.damage = x5 as number;
     let n = 5;
     const x4 = o["Target"];
     if (x4 !== undefined) {
@@ -98,13 +122,13 @@ export function linkAttack(r: Attack, t: Tables): void {
     const v0 = r.scenario;
     const x0 = t.scenario.get(v0);
     if (x0 === undefined) rt.dangling(["Scenario"], "Scenario", v0);
-    rt.ref(r, "scenarioRef", x0);
+    Attack$Refs.set0(r, x0);
   }
   {
     const v0 = r.lane;
     const x0 = t.lane.get(v0);
     if (x0 === undefined) rt.dangling(["Lane"], "Lane", v0);
-    rt.ref(r, "laneRef", x0);
+    Attack$Refs.set1(r, x0);
   }
   Object.freeze(r);
 }

@@ -43,6 +43,31 @@ export interface LaneResult {
 
 const FIELDS: readonly string[] = ["Scenario", "Lane", "PlayerHp", "EnemyHp", "Point"];
 
+/**
+ * LaneResult objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkLaneResult` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class LaneResult$Refs {
+  #r0: Scenario | undefined = undefined;
+  #r1: Lane | undefined = undefined;
+
+  get scenarioRef(): Scenario {
+    return this.#r0 as Scenario;
+  }
+
+  static set0(r: LaneResult, v: Scenario): void {
+    (r as unknown as LaneResult$Refs).#r0 = v;
+  }
+
+  get laneRef(): Lane {
+    return this.#r1 as Lane;
+  }
+
+  static set1(r: LaneResult, v: Lane): void {
+    (r as unknown as LaneResult$Refs).#r1 = v;
+  }
+}
+
 export function readLaneResult(v: unknown, at: rt.At): LaneResult {
   const o = rt.object(v, at);
   try {
@@ -56,13 +81,12 @@ export function readLaneResult(v: unknown, at: rt.At): LaneResult {
     if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "EnemyHp", 0, 255);
     const x4 = o["Point"];
     if (!(x4 === "Player" || x4 === "Enemy" || x4 === "Draw")) readOutcome(x4, "Point");
-    const r = {
-      scenario: x0 as string,
-      lane: x1 as string,
-      playerHp: x2 as number,
-      enemyHp: x3 as number,
-      point: x4 as Outcome,
-    } as rt.Mutable<LaneResult>;
+    const r = new LaneResult$Refs() as unknown as rt.Mutable<LaneResult>;
+    r.scenario = x0 as string;
+    r.lane = x1 as string;
+    r.playerHp = x2 as number;
+    r.enemyHp = x3 as number;
+    r.point = x4 as Outcome;
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -86,13 +110,13 @@ export function linkLaneResult(r: LaneResult, t: Tables): void {
     const v0 = r.scenario;
     const x0 = t.scenario.get(v0);
     if (x0 === undefined) rt.dangling(["Scenario"], "Scenario", v0);
-    rt.ref(r, "scenarioRef", x0);
+    LaneResult$Refs.set0(r, x0);
   }
   {
     const v0 = r.lane;
     const x0 = t.lane.get(v0);
     if (x0 === undefined) rt.dangling(["Lane"], "Lane", v0);
-    rt.ref(r, "laneRef", x0);
+    LaneResult$Refs.set1(r, x0);
   }
   Object.freeze(r);
 }

@@ -52,6 +52,40 @@ export interface Placement {
 
 const FIELDS: readonly string[] = ["Scenario", "Side", "Lane", "Rank", "Unit", "HpAfter"];
 
+/**
+ * Placement objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkPlacement` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Placement$Refs {
+  #r0: Scenario | undefined = undefined;
+  #r1: Lane | undefined = undefined;
+  #r2: Unit | undefined = undefined;
+
+  get scenarioRef(): Scenario {
+    return this.#r0 as Scenario;
+  }
+
+  static set0(r: Placement, v: Scenario): void {
+    (r as unknown as Placement$Refs).#r0 = v;
+  }
+
+  get laneRef(): Lane {
+    return this.#r1 as Lane;
+  }
+
+  static set1(r: Placement, v: Lane): void {
+    (r as unknown as Placement$Refs).#r1 = v;
+  }
+
+  get unitRef(): Unit {
+    return this.#r2 as Unit;
+  }
+
+  static set2(r: Placement, v: Unit): void {
+    (r as unknown as Placement$Refs).#r2 = v;
+  }
+}
+
 export function readPlacement(v: unknown, at: rt.At): Placement {
   const o = rt.object(v, at);
   try {
@@ -67,14 +101,13 @@ export function readPlacement(v: unknown, at: rt.At): Placement {
     if (!(typeof x4 === "string")) rt.str(x4, "Unit");
     const x5 = o["HpAfter"];
     if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "HpAfter", 0, 255);
-    const r = {
-      scenario: x0 as string,
-      side: x1 as Side,
-      lane: x2 as string,
-      rank: x3 as Rank,
-      unit: x4 as string,
-      hpAfter: x5 as number,
-    } as rt.Mutable<Placement>;
+    const r = new Placement$Refs() as unknown as rt.Mutable<Placement>;
+    r.scenario = x0 as string;
+    r.side = x1 as Side;
+    r.lane = x2 as string;
+    r.rank = x3 as Rank;
+    r.unit = x4 as string;
+    r.hpAfter = x5 as number;
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -99,19 +132,19 @@ export function linkPlacement(r: Placement, t: Tables): void {
     const v0 = r.scenario;
     const x0 = t.scenario.get(v0);
     if (x0 === undefined) rt.dangling(["Scenario"], "Scenario", v0);
-    rt.ref(r, "scenarioRef", x0);
+    Placement$Refs.set0(r, x0);
   }
   {
     const v0 = r.lane;
     const x0 = t.lane.get(v0);
     if (x0 === undefined) rt.dangling(["Lane"], "Lane", v0);
-    rt.ref(r, "laneRef", x0);
+    Placement$Refs.set1(r, x0);
   }
   {
     const v0 = r.unit;
     const x0 = t.unit.get(v0);
     if (x0 === undefined) rt.dangling(["Unit"], "Unit", v0);
-    rt.ref(r, "unitRef", x0);
+    Placement$Refs.set2(r, x0);
   }
   Object.freeze(r);
 }

@@ -49,6 +49,22 @@ export interface Scenario {
 
 const FIELDS: readonly string[] = ["Id", "Case", "Checks", "After", "FullArmies", "PlayerPoints", "EnemyPoints", "Winner"];
 
+/**
+ * Scenario objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkScenario` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Scenario$Refs {
+  #r0: Scenario | undefined | undefined = undefined;
+
+  get afterRef(): Scenario | undefined {
+    return this.#r0 as Scenario | undefined;
+  }
+
+  static set0(r: Scenario, v: Scenario | undefined): void {
+    (r as unknown as Scenario$Refs).#r0 = v;
+  }
+}
+
 export function readScenario(v: unknown, at: rt.At): Scenario {
   const o = rt.object(v, at);
   try {
@@ -66,15 +82,14 @@ export function readScenario(v: unknown, at: rt.At): Scenario {
     if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 255)) rt.int(x6, "EnemyPoints", 0, 255);
     const x7 = o["Winner"];
     if (!(x7 === "Player" || x7 === "Enemy" || x7 === "Draw")) readOutcome(x7, "Winner");
-    const r = {
-      id: x0 as string,
-      case: x1 as string,
-      checks: x2 as string,
-      fullArmies: x4 as boolean,
-      playerPoints: x5 as number,
-      enemyPoints: x6 as number,
-      winner: x7 as Outcome,
-    } as rt.Mutable<Scenario>;
+    const r = new Scenario$Refs() as unknown as rt.Mutable<Scenario>;
+    r.id = x0 as string;
+    r.case = x1 as string;
+    r.checks = x2 as string;
+    r.fullArmies = x4 as boolean;
+    r.playerPoints = x5 as number;
+    r.enemyPoints = x6 as number;
+    r.winner = x7 as Outcome;
     let n = 7;
     const x3 = o["After"];
     if (x3 !== undefined) {
@@ -113,7 +128,7 @@ export function linkScenario(r: Scenario, t: Tables): void {
       if (x1 === undefined) rt.dangling(["After"], "Scenario", v1);
       x0 = x1;
     }
-    rt.ref(r, "afterRef", x0);
+    Scenario$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -29,6 +29,22 @@ export interface Direction {
 
 const FIELDS: readonly string[] = ["Id", "Vector", "Opposite"];
 
+/**
+ * Direction objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkDirection` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Direction$Refs {
+  #r0: Direction | undefined = undefined;
+
+  get oppositeRef(): Direction {
+    return this.#r0 as Direction;
+  }
+
+  static set0(r: Direction, v: Direction): void {
+    (r as unknown as Direction$Refs).#r0 = v;
+  }
+}
+
 export function readDirection(v: unknown, at: rt.At): Direction {
   const o = rt.object(v, at);
   try {
@@ -36,11 +52,10 @@ export function readDirection(v: unknown, at: rt.At): Direction {
     if (!(typeof x0 === "string")) rt.str(x0, "Id");
     const x2 = o["Opposite"];
     if (!(typeof x2 === "string")) rt.str(x2, "Opposite");
-    const r = {
-      id: x0 as string,
-      vector: readHex(o["Vector"], "Vector"),
-      opposite: x2 as string,
-    } as rt.Mutable<Direction>;
+    const r = new Direction$Refs() as unknown as rt.Mutable<Direction>;
+    r.id = x0 as string;
+    r.vector = readHex(o["Vector"], "Vector");
+    r.opposite = x2 as string;
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -62,7 +77,7 @@ export function linkDirection(r: Direction, t: Tables): void {
     const v0 = r.opposite;
     const x0 = t.direction.get(v0);
     if (x0 === undefined) rt.dangling(["Opposite"], "Direction", v0);
-    rt.ref(r, "oppositeRef", x0);
+    Direction$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

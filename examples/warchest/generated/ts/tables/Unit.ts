@@ -70,6 +70,22 @@ export interface Unit {
 
 const FIELDS: readonly string[] = ["Id", "Name", "NormalMove", "NormalAttack", "Tactic", "Deploy", "DeployLimit", "AttackFollowUp", "CounterDamage", "AttackerMinStrength", "RoyalCoinActs", "RoyalCoinBolsters", "RecruitBonus"];
 
+/**
+ * Unit objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkUnit` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Unit$Refs {
+  #r0: Tactic | undefined | undefined = undefined;
+
+  get tacticRef(): Tactic | undefined {
+    return this.#r0 as Tactic | undefined;
+  }
+
+  static set0(r: Unit, v: Tactic | undefined): void {
+    (r as unknown as Unit$Refs).#r0 = v;
+  }
+}
+
 export function readUnit(v: unknown, at: rt.At): Unit {
   const o = rt.object(v, at);
   try {
@@ -93,19 +109,18 @@ export function readUnit(v: unknown, at: rt.At): Unit {
     if (!(typeof x10 === "boolean")) rt.bool(x10, "RoyalCoinActs");
     const x11 = o["RoyalCoinBolsters"];
     if (!(typeof x11 === "boolean")) rt.bool(x11, "RoyalCoinBolsters");
-    const r = {
-      id: x0 as string,
-      name: x1 as string,
-      normalMove: x2 as boolean,
-      normalAttack: x3 as boolean,
-      deploy: x5 as Deploy,
-      deployLimit: x6 as number,
-      attackFollowUp: x7 as FollowUp,
-      counterDamage: x8 as number,
-      royalCoinActs: x10 as boolean,
-      royalCoinBolsters: x11 as boolean,
-      recruitBonus: rt.scalars(o["RecruitBonus"], "RecruitBonus", readActionKind),
-    } as rt.Mutable<Unit>;
+    const r = new Unit$Refs() as unknown as rt.Mutable<Unit>;
+    r.id = x0 as string;
+    r.name = x1 as string;
+    r.normalMove = x2 as boolean;
+    r.normalAttack = x3 as boolean;
+    r.deploy = x5 as Deploy;
+    r.deployLimit = x6 as number;
+    r.attackFollowUp = x7 as FollowUp;
+    r.counterDamage = x8 as number;
+    r.royalCoinActs = x10 as boolean;
+    r.royalCoinBolsters = x11 as boolean;
+    r.recruitBonus = rt.scalars(o["RecruitBonus"], "RecruitBonus", readActionKind);
     let n = 11;
     const x4 = o["Tactic"];
     if (x4 !== undefined) {
@@ -155,7 +170,7 @@ export function linkUnit(r: Unit, t: Tables): void {
       if (x1 === undefined) rt.dangling(["Tactic"], "Tactic", v1);
       x0 = x1;
     }
-    rt.ref(r, "tacticRef", x0);
+    Unit$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

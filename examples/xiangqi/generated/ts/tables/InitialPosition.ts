@@ -34,6 +34,22 @@ export interface InitialPosition {
 
 const FIELDS: readonly string[] = ["Side", "Piece", "Row", "Column"];
 
+/**
+ * InitialPosition objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkInitialPosition` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class InitialPosition$Refs {
+  #r0: Piece | undefined = undefined;
+
+  get pieceRef(): Piece {
+    return this.#r0 as Piece;
+  }
+
+  static set0(r: InitialPosition, v: Piece): void {
+    (r as unknown as InitialPosition$Refs).#r0 = v;
+  }
+}
+
 export function readInitialPosition(v: unknown, at: rt.At): InitialPosition {
   const o = rt.object(v, at);
   try {
@@ -45,12 +61,11 @@ export function readInitialPosition(v: unknown, at: rt.At): InitialPosition {
     if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "Row", 0, 255);
     const x3 = o["Column"];
     if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "Column", 0, 255);
-    const r = {
-      side: x0 as Side,
-      piece: x1 as string,
-      row: x2 as number,
-      column: x3 as number,
-    } as rt.Mutable<InitialPosition>;
+    const r = new InitialPosition$Refs() as unknown as rt.Mutable<InitialPosition>;
+    r.side = x0 as Side;
+    r.piece = x1 as string;
+    r.row = x2 as number;
+    r.column = x3 as number;
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -73,7 +88,7 @@ export function linkInitialPosition(r: InitialPosition, t: Tables): void {
     const v0 = r.piece;
     const x0 = t.piece.get(v0);
     if (x0 === undefined) rt.dangling(["Piece"], "Piece", v0);
-    rt.ref(r, "pieceRef", x0);
+    InitialPosition$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

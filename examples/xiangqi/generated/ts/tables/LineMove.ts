@@ -38,6 +38,22 @@ export interface LineMove {
 
 const FIELDS: readonly string[] = ["Piece", "Directions", "QuietUntilFirstPiece", "ScreensToCapture", "LandBeyondScreen"];
 
+/**
+ * LineMove objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkLineMove` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class LineMove$Refs {
+  #r0: Piece | undefined = undefined;
+
+  get pieceRef(): Piece {
+    return this.#r0 as Piece;
+  }
+
+  static set0(r: LineMove, v: Piece): void {
+    (r as unknown as LineMove$Refs).#r0 = v;
+  }
+}
+
 export function readLineMove(v: unknown, at: rt.At): LineMove {
   const o = rt.object(v, at);
   try {
@@ -49,13 +65,12 @@ export function readLineMove(v: unknown, at: rt.At): LineMove {
     if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "ScreensToCapture", 0, 255);
     const x4 = o["LandBeyondScreen"];
     if (!(typeof x4 === "boolean")) rt.bool(x4, "LandBeyondScreen");
-    const r = {
-      piece: x0 as string,
-      directions: rt.array(o["Directions"], "Directions", (v1, a1) => readOffset(v1, a1)),
-      quietUntilFirstPiece: x2 as boolean,
-      screensToCapture: x3 as number,
-      landBeyondScreen: x4 as boolean,
-    } as rt.Mutable<LineMove>;
+    const r = new LineMove$Refs() as unknown as rt.Mutable<LineMove>;
+    r.piece = x0 as string;
+    r.directions = rt.array(o["Directions"], "Directions", (v1, a1) => readOffset(v1, a1));
+    r.quietUntilFirstPiece = x2 as boolean;
+    r.screensToCapture = x3 as number;
+    r.landBeyondScreen = x4 as boolean;
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -79,7 +94,7 @@ export function linkLineMove(r: LineMove, t: Tables): void {
     const v0 = r.piece;
     const x0 = t.piece.get(v0);
     if (x0 === undefined) rt.dangling(["Piece"], "Piece", v0);
-    rt.ref(r, "pieceRef", x0);
+    LineMove$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -35,6 +35,22 @@ export interface StepMove {
 
 const FIELDS: readonly string[] = ["Id", "Piece", "Offset", "When"];
 
+/**
+ * StepMove objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkStepMove` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class StepMove$Refs {
+  #r0: Piece | undefined = undefined;
+
+  get pieceRef(): Piece {
+    return this.#r0 as Piece;
+  }
+
+  static set0(r: StepMove, v: Piece): void {
+    (r as unknown as StepMove$Refs).#r0 = v;
+  }
+}
+
 export function readStepMove(v: unknown, at: rt.At): StepMove {
   const o = rt.object(v, at);
   try {
@@ -44,12 +60,11 @@ export function readStepMove(v: unknown, at: rt.At): StepMove {
     if (!(typeof x1 === "string")) rt.str(x1, "Piece");
     const x3 = o["When"];
     if (!(x3 === "Always" || x3 === "AcrossRiver")) readStepCondition(x3, "When");
-    const r = {
-      id: x0 as string,
-      piece: x1 as string,
-      offset: readOffset(o["Offset"], "Offset"),
-      when: x3 as StepCondition,
-    } as rt.Mutable<StepMove>;
+    const r = new StepMove$Refs() as unknown as rt.Mutable<StepMove>;
+    r.id = x0 as string;
+    r.piece = x1 as string;
+    r.offset = readOffset(o["Offset"], "Offset");
+    r.when = x3 as StepCondition;
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -72,7 +87,7 @@ export function linkStepMove(r: StepMove, t: Tables): void {
     const v0 = r.piece;
     const x0 = t.piece.get(v0);
     if (x0 === undefined) rt.dangling(["Piece"], "Piece", v0);
-    rt.ref(r, "pieceRef", x0);
+    StepMove$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -23,6 +23,22 @@ export interface TbDemoGroup {
 
 const FIELDS: readonly string[] = ["id", "x2", "x4", "x5"];
 
+/**
+ * TbDemoGroup objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkTbDemoGroup` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class TbDemoGroup$Refs {
+  #r0: TbDemoGroupS | undefined = undefined;
+
+  get x2Ref(): TbDemoGroupS {
+    return this.#r0 as TbDemoGroupS;
+  }
+
+  static set0(r: TbDemoGroup, v: TbDemoGroupS): void {
+    (r as unknown as TbDemoGroup$Refs).#r0 = v;
+  }
+}
+
 export function readTbDemoGroup(v: unknown, at: rt.At): TbDemoGroup {
   const o = rt.object(v, at);
   try {
@@ -32,12 +48,11 @@ export function readTbDemoGroup(v: unknown, at: rt.At): TbDemoGroup {
     if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x2", -2147483648, 2147483647);
     const x2 = o["x4"];
     if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "x4", -2147483648, 2147483647);
-    const r = {
-      id: x0 as number,
-      x2: x1 as number,
-      x4: x2 as number,
-      x5: readInnerGroup(o["x5"], "x5"),
-    } as rt.Mutable<TbDemoGroup>;
+    const r = new TbDemoGroup$Refs() as unknown as rt.Mutable<TbDemoGroup>;
+    r.id = x0 as number;
+    r.x2 = x1 as number;
+    r.x4 = x2 as number;
+    r.x5 = readInnerGroup(o["x5"], "x5");
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -60,7 +75,7 @@ export function linkTbDemoGroup(r: TbDemoGroup, t: Tables): void {
     const v0 = r.x2;
     const x0 = t.tbDemoGroupS.get(v0);
     if (x0 === undefined) rt.dangling(["x2"], "TbDemoGroup_S", v0);
-    rt.ref(r, "x2Ref", x0);
+    TbDemoGroup$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -22,6 +22,22 @@ export interface TbDemoGroupS {
 
 const FIELDS: readonly string[] = ["id", "x2", "x4", "x5"];
 
+/**
+ * TbDemoGroupS objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkTbDemoGroupS` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class TbDemoGroupS$Refs {
+  #r0: TbDemoGroupS | undefined = undefined;
+
+  get x2Ref(): TbDemoGroupS {
+    return this.#r0 as TbDemoGroupS;
+  }
+
+  static set0(r: TbDemoGroupS, v: TbDemoGroupS): void {
+    (r as unknown as TbDemoGroupS$Refs).#r0 = v;
+  }
+}
+
 export function readTbDemoGroupS(v: unknown, at: rt.At): TbDemoGroupS {
   const o = rt.object(v, at);
   try {
@@ -31,12 +47,11 @@ export function readTbDemoGroupS(v: unknown, at: rt.At): TbDemoGroupS {
     if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x2", -2147483648, 2147483647);
     const x2 = o["x4"];
     if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "x4", -2147483648, 2147483647);
-    const r = {
-      id: x0 as number,
-      x2: x1 as number,
-      x4: x2 as number,
-      x5: readInnerGroup(o["x5"], "x5"),
-    } as rt.Mutable<TbDemoGroupS>;
+    const r = new TbDemoGroupS$Refs() as unknown as rt.Mutable<TbDemoGroupS>;
+    r.id = x0 as number;
+    r.x2 = x1 as number;
+    r.x4 = x2 as number;
+    r.x5 = readInnerGroup(o["x5"], "x5");
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -59,7 +74,7 @@ export function linkTbDemoGroupS(r: TbDemoGroupS, t: Tables): void {
     const v0 = r.x2;
     const x0 = t.tbDemoGroupS.get(v0);
     if (x0 === undefined) rt.dangling(["x2"], "TbDemoGroup_S", v0);
-    rt.ref(r, "x2Ref", x0);
+    TbDemoGroupS$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -41,6 +41,22 @@ export interface TbFullTypes {
 
 const FIELDS: readonly string[] = ["x4", "x1", "x2", "x3", "x5", "x6", "x7", "x8_0", "x8", "x9", "x10", "x12", "x13", "x14", "s1", "t1", "k1", "k2", "k5", "k8", "k9", "k15"];
 
+/**
+ * TbFullTypes objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkTbFullTypes` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class TbFullTypes$Refs {
+  #r0: ReadonlyMap<number, TbFullTypes> | undefined = undefined;
+
+  get k8Refs(): ReadonlyMap<number, TbFullTypes> {
+    return this.#r0 as ReadonlyMap<number, TbFullTypes>;
+  }
+
+  static set0(r: TbFullTypes, v: ReadonlyMap<number, TbFullTypes>): void {
+    (r as unknown as TbFullTypes$Refs).#r0 = v;
+  }
+}
+
 export function readTbFullTypes(v: unknown, at: rt.At): TbFullTypes {
   const o = rt.object(v, at);
   try {
@@ -66,30 +82,29 @@ export function readTbFullTypes(v: unknown, at: rt.At): TbFullTypes {
     if (!(x12 === "NONE" || x12 === "A" || x12 === "B" || x12 === "C" || x12 === "D" || x12 === "Any")) readDemoEnum(x12, "x13");
     const x14 = o["s1"];
     if (!(typeof x14 === "string")) rt.str(x14, "s1");
-    const r = {
-      x4: x0 as number,
-      x1: x1 as boolean,
-      x2: x2 as number,
-      x3: x3 as number,
-      x5: rt.int64(o["x5"], "x5", -9223372036854775808n, 9223372036854775807n),
-      x6: x5 as number,
-      x7: x6 as number,
-      x80: x7 as number,
-      x8: x8 as number,
-      x9: rt.int64(o["x9"], "x9", -9223372036854775808n, 9223372036854775807n),
-      x10: x10 as string,
-      x12: readDemoType1(o["x12"], "x12"),
-      x13: x12 as DemoEnum,
-      x14: readDemoDynamic(o["x14"], "x14"),
-      s1: x14 as string,
-      t1: rt.dateTime(o["t1"], "t1"),
-      k1: rt.ints(o["k1"], "k1", -2147483648, 2147483647),
-      k2: rt.ints(o["k2"], "k2", -2147483648, 2147483647),
-      k5: rt.ints(o["k5"], "k5", -2147483648, 2147483647),
-      k8: rt.map(o["k8"], "k8", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      k9: rt.array(o["k9"], "k9", (v1, a1) => readDemoE2(v1, a1)),
-      k15: rt.array(o["k15"], "k15", (v1, a1) => readDemoDynamic(v1, a1)),
-    } as rt.Mutable<TbFullTypes>;
+    const r = new TbFullTypes$Refs() as unknown as rt.Mutable<TbFullTypes>;
+    r.x4 = x0 as number;
+    r.x1 = x1 as boolean;
+    r.x2 = x2 as number;
+    r.x3 = x3 as number;
+    r.x5 = rt.int64(o["x5"], "x5", -9223372036854775808n, 9223372036854775807n);
+    r.x6 = x5 as number;
+    r.x7 = x6 as number;
+    r.x80 = x7 as number;
+    r.x8 = x8 as number;
+    r.x9 = rt.int64(o["x9"], "x9", -9223372036854775808n, 9223372036854775807n);
+    r.x10 = x10 as string;
+    r.x12 = readDemoType1(o["x12"], "x12");
+    r.x13 = x12 as DemoEnum;
+    r.x14 = readDemoDynamic(o["x14"], "x14");
+    r.s1 = x14 as string;
+    r.t1 = rt.dateTime(o["t1"], "t1");
+    r.k1 = rt.ints(o["k1"], "k1", -2147483648, 2147483647);
+    r.k2 = rt.ints(o["k2"], "k2", -2147483648, 2147483647);
+    r.k5 = rt.ints(o["k5"], "k5", -2147483648, 2147483647);
+    r.k8 = rt.map(o["k8"], "k8", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
+    r.k9 = rt.array(o["k9"], "k9", (v1, a1) => readDemoE2(v1, a1));
+    r.k15 = rt.array(o["k15"], "k15", (v1, a1) => readDemoDynamic(v1, a1));
     if (rt.count(o) !== 22) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -134,7 +149,7 @@ export function linkTbFullTypes(r: TbFullTypes, t: Tables): void {
       if (x1 === undefined) rt.dangling(["k8", rt.keyAt(k0)], "TbFullTypes", v1);
       x0.set(k0, x1);
     }
-    rt.ref(r, "k8Refs", x0);
+    TbFullTypes$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -20,18 +20,33 @@ export interface TbTestMap {
 
 const FIELDS: readonly string[] = ["id", "x1", "x2", "x3", "x4"];
 
+/**
+ * TbTestMap objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkTbTestMap` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class TbTestMap$Refs {
+  #r0: TbTestIndex | undefined = undefined;
+
+  get idRef(): TbTestIndex {
+    return this.#r0 as TbTestIndex;
+  }
+
+  static set0(r: TbTestMap, v: TbTestIndex): void {
+    (r as unknown as TbTestMap$Refs).#r0 = v;
+  }
+}
+
 export function readTbTestMap(v: unknown, at: rt.At): TbTestMap {
   const o = rt.object(v, at);
   try {
     const x0 = o["id"];
     if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
-    const r = {
-      id: x0 as number,
-      x1: rt.map(o["x1"], "x1", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      x2: rt.map(o["x2"], "x2", (k1) => rt.int64Key(k1, -9223372036854775808n, 9223372036854775807n), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      x3: rt.map(o["x3"], "x3", (k1) => k1, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      x4: rt.map(o["x4"], "x4", (k1) => k1, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-    } as rt.Mutable<TbTestMap>;
+    const r = new TbTestMap$Refs() as unknown as rt.Mutable<TbTestMap>;
+    r.id = x0 as number;
+    r.x1 = rt.map(o["x1"], "x1", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
+    r.x2 = rt.map(o["x2"], "x2", (k1) => rt.int64Key(k1, -9223372036854775808n, 9223372036854775807n), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
+    r.x3 = rt.map(o["x3"], "x3", (k1) => k1, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
+    r.x4 = rt.map(o["x4"], "x4", (k1) => k1, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -55,7 +70,7 @@ export function linkTbTestMap(r: TbTestMap, t: Tables): void {
     const v0 = r.id;
     const x0 = t.tbTestIndex.get(v0);
     if (x0 === undefined) rt.dangling(["id"], "TbTestIndex", v0);
-    rt.ref(r, "idRef", x0);
+    TbTestMap$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -77,6 +77,112 @@ export interface TbTestRef {
 
 const FIELDS: readonly string[] = ["id", "x1", "x1_2", "x2", "x3", "x4", "a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1", "e2", "e3", "f1", "f2", "f3", "s1"];
 
+/**
+ * TbTestRef objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkTbTestRef` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class TbTestRef$Refs {
+  #r0: TbTestBeRef | undefined = undefined;
+  #r1: TbTestBeRef | undefined = undefined;
+  #r2: TbTestBeRef | undefined = undefined;
+  #r3: readonly TbTestBeRef[] | undefined = undefined;
+  #r4: readonly TbTestBeRef[] | undefined = undefined;
+  #r5: readonly TbTestBeRef[] | undefined = undefined;
+  #r6: readonly TbTestBeRef[] | undefined = undefined;
+  #r7: readonly TbTestBeRef[] | undefined = undefined;
+  #r8: readonly TbTestBeRef[] | undefined = undefined;
+  #r9: ReadonlyMap<number, TbTestBeRef> | undefined = undefined;
+  #r10: ReadonlyMap<number, TbTestBeRef> | undefined = undefined;
+
+  get x1Ref(): TbTestBeRef {
+    return this.#r0 as TbTestBeRef;
+  }
+
+  static set0(r: TbTestRef, v: TbTestBeRef): void {
+    (r as unknown as TbTestRef$Refs).#r0 = v;
+  }
+
+  get x12Ref(): TbTestBeRef {
+    return this.#r1 as TbTestBeRef;
+  }
+
+  static set1(r: TbTestRef, v: TbTestBeRef): void {
+    (r as unknown as TbTestRef$Refs).#r1 = v;
+  }
+
+  get x2Ref(): TbTestBeRef {
+    return this.#r2 as TbTestBeRef;
+  }
+
+  static set2(r: TbTestRef, v: TbTestBeRef): void {
+    (r as unknown as TbTestRef$Refs).#r2 = v;
+  }
+
+  get a1Refs(): readonly TbTestBeRef[] {
+    return this.#r3 as readonly TbTestBeRef[];
+  }
+
+  static set3(r: TbTestRef, v: readonly TbTestBeRef[]): void {
+    (r as unknown as TbTestRef$Refs).#r3 = v;
+  }
+
+  get a2Refs(): readonly TbTestBeRef[] {
+    return this.#r4 as readonly TbTestBeRef[];
+  }
+
+  static set4(r: TbTestRef, v: readonly TbTestBeRef[]): void {
+    (r as unknown as TbTestRef$Refs).#r4 = v;
+  }
+
+  get b1Refs(): readonly TbTestBeRef[] {
+    return this.#r5 as readonly TbTestBeRef[];
+  }
+
+  static set5(r: TbTestRef, v: readonly TbTestBeRef[]): void {
+    (r as unknown as TbTestRef$Refs).#r5 = v;
+  }
+
+  get b2Refs(): readonly TbTestBeRef[] {
+    return this.#r6 as readonly TbTestBeRef[];
+  }
+
+  static set6(r: TbTestRef, v: readonly TbTestBeRef[]): void {
+    (r as unknown as TbTestRef$Refs).#r6 = v;
+  }
+
+  get c1Refs(): readonly TbTestBeRef[] {
+    return this.#r7 as readonly TbTestBeRef[];
+  }
+
+  static set7(r: TbTestRef, v: readonly TbTestBeRef[]): void {
+    (r as unknown as TbTestRef$Refs).#r7 = v;
+  }
+
+  get c2Refs(): readonly TbTestBeRef[] {
+    return this.#r8 as readonly TbTestBeRef[];
+  }
+
+  static set8(r: TbTestRef, v: readonly TbTestBeRef[]): void {
+    (r as unknown as TbTestRef$Refs).#r8 = v;
+  }
+
+  get d1Refs(): ReadonlyMap<number, TbTestBeRef> {
+    return this.#r9 as ReadonlyMap<number, TbTestBeRef>;
+  }
+
+  static set9(r: TbTestRef, v: ReadonlyMap<number, TbTestBeRef>): void {
+    (r as unknown as TbTestRef$Refs).#r9 = v;
+  }
+
+  get d2Refs(): ReadonlyMap<number, TbTestBeRef> {
+    return this.#r10 as ReadonlyMap<number, TbTestBeRef>;
+  }
+
+  static set10(r: TbTestRef, v: ReadonlyMap<number, TbTestBeRef>): void {
+    (r as unknown as TbTestRef$Refs).#r10 = v;
+  }
+}
+
 export function readTbTestRef(v: unknown, at: rt.At): TbTestRef {
   const o = rt.object(v, at);
   try {
@@ -98,28 +204,27 @@ export function readTbTestRef(v: unknown, at: rt.At): TbTestRef {
     if (!(typeof x17 === "number" && (x17 | 0) === x17)) rt.int(x17, "f1", -2147483648, 2147483647);
     const x19 = o["f3"];
     if (!(typeof x19 === "string")) rt.str(x19, "f3");
-    const r = {
-      id: x0 as number,
-      x1: x1 as number,
-      x12: x2 as number,
-      x2: x3 as number,
-      x3: x4 as number,
-      a1: rt.ints(o["a1"], "a1", -2147483648, 2147483647),
-      a2: rt.ints(o["a2"], "a2", -2147483648, 2147483647),
-      b1: rt.ints(o["b1"], "b1", -2147483648, 2147483647),
-      b2: rt.ints(o["b2"], "b2", -2147483648, 2147483647),
-      c1: rt.ints(o["c1"], "c1", -2147483648, 2147483647),
-      c2: rt.ints(o["c2"], "c2", -2147483648, 2147483647),
-      d1: rt.map(o["d1"], "d1", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      d2: rt.map(o["d2"], "d2", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      e1: x14 as number,
-      e2: rt.int64(o["e2"], "e2", -9223372036854775808n, 9223372036854775807n),
-      e3: x16 as string,
-      f1: x17 as number,
-      f2: rt.int64(o["f2"], "f2", -9223372036854775808n, 9223372036854775807n),
-      f3: x19 as string,
-      s1: readRefDynamicBase(o["s1"], "s1"),
-    } as rt.Mutable<TbTestRef>;
+    const r = new TbTestRef$Refs() as unknown as rt.Mutable<TbTestRef>;
+    r.id = x0 as number;
+    r.x1 = x1 as number;
+    r.x12 = x2 as number;
+    r.x2 = x3 as number;
+    r.x3 = x4 as number;
+    r.a1 = rt.ints(o["a1"], "a1", -2147483648, 2147483647);
+    r.a2 = rt.ints(o["a2"], "a2", -2147483648, 2147483647);
+    r.b1 = rt.ints(o["b1"], "b1", -2147483648, 2147483647);
+    r.b2 = rt.ints(o["b2"], "b2", -2147483648, 2147483647);
+    r.c1 = rt.ints(o["c1"], "c1", -2147483648, 2147483647);
+    r.c2 = rt.ints(o["c2"], "c2", -2147483648, 2147483647);
+    r.d1 = rt.map(o["d1"], "d1", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
+    r.d2 = rt.map(o["d2"], "d2", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
+    r.e1 = x14 as number;
+    r.e2 = rt.int64(o["e2"], "e2", -9223372036854775808n, 9223372036854775807n);
+    r.e3 = x16 as string;
+    r.f1 = x17 as number;
+    r.f2 = rt.int64(o["f2"], "f2", -9223372036854775808n, 9223372036854775807n);
+    r.f3 = x19 as string;
+    r.s1 = readRefDynamicBase(o["s1"], "s1");
     let n = 20;
     const x5 = o["x4"];
     if (x5 !== undefined) {
@@ -166,19 +271,19 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
     const v0 = r.x1;
     const x0 = t.tbTestBeRef.get(v0);
     if (x0 === undefined) rt.dangling(["x1"], "TbTestBeRef", v0);
-    rt.ref(r, "x1Ref", x0);
+    TbTestRef$Refs.set0(r, x0);
   }
   {
     const v0 = r.x12;
     const x0 = t.tbTestBeRef.get(v0);
     if (x0 === undefined) rt.dangling(["x1_2"], "TbTestBeRef", v0);
-    rt.ref(r, "x12Ref", x0);
+    TbTestRef$Refs.set1(r, x0);
   }
   {
     const v0 = r.x2;
     const x0 = t.tbTestBeRef.get(v0);
     if (x0 === undefined) rt.dangling(["x2"], "TbTestBeRef", v0);
-    rt.ref(r, "x2Ref", x0);
+    TbTestRef$Refs.set2(r, x0);
   }
   {
     const a0 = r.a1;
@@ -190,7 +295,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "a1Refs", x0);
+    TbTestRef$Refs.set3(r, x0);
   }
   {
     const a0 = r.a2;
@@ -202,7 +307,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "a2Refs", x0);
+    TbTestRef$Refs.set4(r, x0);
   }
   {
     const a0 = r.b1;
@@ -214,7 +319,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "b1Refs", x0);
+    TbTestRef$Refs.set5(r, x0);
   }
   {
     const a0 = r.b2;
@@ -226,7 +331,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "b2Refs", x0);
+    TbTestRef$Refs.set6(r, x0);
   }
   {
     const a0 = r.c1;
@@ -238,7 +343,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "c1Refs", x0);
+    TbTestRef$Refs.set7(r, x0);
   }
   {
     const a0 = r.c2;
@@ -250,7 +355,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       x0.push(x1);
     }
     Object.freeze(x0);
-    rt.ref(r, "c2Refs", x0);
+    TbTestRef$Refs.set8(r, x0);
   }
   {
     const x0 = new Map<number, TbTestBeRef>();
@@ -260,7 +365,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       if (x1 === undefined) rt.dangling(["d1", rt.keyAt(k0)], "TbTestBeRef", v1);
       x0.set(k0, x1);
     }
-    rt.ref(r, "d1Refs", x0);
+    TbTestRef$Refs.set9(r, x0);
   }
   {
     const x0 = new Map<number, TbTestBeRef>();
@@ -270,7 +375,7 @@ export function linkTbTestRef(r: TbTestRef, t: Tables): void {
       if (x1 === undefined) rt.dangling(["d2", rt.keyAt(k0)], "TbTestBeRef", v1);
       x0.set(k0, x1);
     }
-    rt.ref(r, "d2Refs", x0);
+    TbTestRef$Refs.set10(r, x0);
   }
   {
     try {

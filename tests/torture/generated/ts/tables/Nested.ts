@@ -41,21 +41,36 @@ export interface Nested {
 
 const FIELDS: readonly string[] = ["Name", "Pos", "MaybePos", "Shape", "Ints", "Grid", "Words", "Flags", "Kinds", "Opt", "OptText", "Ref"];
 
+/**
+ * Nested objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkNested` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Nested$Refs {
+  #r0: Numbers | undefined | undefined = undefined;
+
+  get refRef(): Numbers | undefined {
+    return this.#r0 as Numbers | undefined;
+  }
+
+  static set0(r: Nested, v: Numbers | undefined): void {
+    (r as unknown as Nested$Refs).#r0 = v;
+  }
+}
+
 export function readNested(v: unknown, at: rt.At): Nested {
   const o = rt.object(v, at);
   try {
     const x0 = o["Name"];
     if (!(typeof x0 === "string")) rt.str(x0, "Name");
-    const r = {
-      name: x0 as string,
-      pos: readPoint(o["Pos"], "Pos"),
-      shape: readShape(o["Shape"], "Shape"),
-      ints: rt.array(o["Ints"], "Ints", (v1, a1) => rt.int64(v1, a1, -9223372036854775808n, 9223372036854775807n)),
-      grid: rt.array(o["Grid"], "Grid", (v1, a1) => rt.ints(v1, a1, 0, 255)),
-      words: rt.strings(o["Words"], "Words"),
-      flags: rt.bools(o["Flags"], "Flags"),
-      kinds: rt.scalars(o["Kinds"], "Kinds", readKeyword),
-    } as rt.Mutable<Nested>;
+    const r = new Nested$Refs() as unknown as rt.Mutable<Nested>;
+    r.name = x0 as string;
+    r.pos = readPoint(o["Pos"], "Pos");
+    r.shape = readShape(o["Shape"], "Shape");
+    r.ints = rt.array(o["Ints"], "Ints", (v1, a1) => rt.int64(v1, a1, -9223372036854775808n, 9223372036854775807n));
+    r.grid = rt.array(o["Grid"], "Grid", (v1, a1) => rt.ints(v1, a1, 0, 255));
+    r.words = rt.strings(o["Words"], "Words");
+    r.flags = rt.bools(o["Flags"], "Flags");
+    r.kinds = rt.scalars(o["Kinds"], "Kinds", readKeyword);
     let n = 8;
     const x2 = o["MaybePos"];
     if (x2 !== undefined) {
@@ -101,16 +116,15 @@ export function readNestedBin(b: rt.Bin): Nested {
   const x9 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
   const x10 = b.opt() ? b.str() : undefined;
   const x11 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
-  const r = {
-    name: x0,
-    pos: x1,
-    shape: x3,
-    ints: x4,
-    grid: x5,
-    words: x6,
-    flags: x7,
-    kinds: x8,
-  } as rt.Mutable<Nested>;
+  const r = new Nested$Refs() as unknown as rt.Mutable<Nested>;
+  r.name = x0;
+  r.pos = x1;
+  r.shape = x3;
+  r.ints = x4;
+  r.grid = x5;
+  r.words = x6;
+  r.flags = x7;
+  r.kinds = x8;
   if (x2 !== undefined) r.maybePos = x2;
   if (x9 !== undefined) r.opt = x9;
   if (x10 !== undefined) r.optText = x10;
@@ -146,7 +160,7 @@ export function linkNested(r: Nested, t: Tables): void {
       if (x1 === undefined) rt.dangling(["Ref"], "Numbers", v1);
       x0 = x1;
     }
-    rt.ref(r, "refRef", x0);
+    Nested$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

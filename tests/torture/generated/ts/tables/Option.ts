@@ -17,14 +17,29 @@ export interface Option {
 
 const FIELDS: readonly string[] = ["Id", "Maybe", "Next"];
 
+/**
+ * Option objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkOption` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Option$Refs {
+  #r0: Option | undefined | undefined = undefined;
+
+  get nextRef(): Option | undefined {
+    return this.#r0 as Option | undefined;
+  }
+
+  static set0(r: Option, v: Option | undefined): void {
+    (r as unknown as Option$Refs).#r0 = v;
+  }
+}
+
 export function readOption(v: unknown, at: rt.At): Option {
   const o = rt.object(v, at);
   try {
     const x0 = o["Id"];
     if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
-    const r = {
-      id: x0 as number,
-    } as rt.Mutable<Option>;
+    const r = new Option$Refs() as unknown as rt.Mutable<Option>;
+    r.id = x0 as number;
     let n = 1;
     const x1 = o["Maybe"];
     if (x1 !== undefined) {
@@ -50,9 +65,8 @@ export function readOptionBin(b: rt.Bin): Option {
   const x0 = b.uint(255);
   const x1 = b.opt() ? b.str() : undefined;
   const x2 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
-  const r = {
-    id: x0,
-  } as rt.Mutable<Option>;
+  const r = new Option$Refs() as unknown as rt.Mutable<Option>;
+  r.id = x0;
   if (x1 !== undefined) r.maybe = x1;
   if (x2 !== undefined) r.next = x2;
   return r;
@@ -77,7 +91,7 @@ export function linkOption(r: Option, t: Tables): void {
       if (x1 === undefined) rt.dangling(["Next"], "Option", v1);
       x0 = x1;
     }
-    rt.ref(r, "nextRef", x0);
+    Option$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

@@ -17,6 +17,22 @@ export interface Self {
 
 const FIELDS: readonly string[] = ["Id", "Other"];
 
+/**
+ * Self objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkSelf` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Self$Refs {
+  #r0: String_ | undefined = undefined;
+
+  get otherRef(): String_ {
+    return this.#r0 as String_;
+  }
+
+  static set0(r: Self, v: String_): void {
+    (r as unknown as Self$Refs).#r0 = v;
+  }
+}
+
 export function readSelf(v: unknown, at: rt.At): Self {
   const o = rt.object(v, at);
   try {
@@ -24,10 +40,9 @@ export function readSelf(v: unknown, at: rt.At): Self {
     if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
     const x1 = o["Other"];
     if (!(typeof x1 === "string")) rt.str(x1, "Other");
-    const r = {
-      id: x0 as number,
-      other: x1 as string,
-    } as rt.Mutable<Self>;
+    const r = new Self$Refs() as unknown as rt.Mutable<Self>;
+    r.id = x0 as number;
+    r.other = x1 as string;
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return r;
   } catch (e) {
@@ -39,10 +54,9 @@ export function readSelf(v: unknown, at: rt.At): Self {
 export function readSelfBin(b: rt.Bin): Self {
   const x0 = b.uint(255);
   const x1 = b.str();
-  const r = {
-    id: x0,
-    other: x1,
-  } as rt.Mutable<Self>;
+  const r = new Self$Refs() as unknown as rt.Mutable<Self>;
+  r.id = x0;
+  r.other = x1;
   return r;
 }
 
@@ -59,7 +73,7 @@ export function linkSelf(r: Self, t: Tables): void {
     const v0 = r.other;
     const x0 = t.string.get(v0);
     if (x0 === undefined) rt.dangling(["Other"], "String", v0);
-    rt.ref(r, "otherRef", x0);
+    Self$Refs.set0(r, x0);
   }
   Object.freeze(r);
 }

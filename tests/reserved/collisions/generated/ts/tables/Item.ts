@@ -22,6 +22,22 @@ export interface Item {
 
 const FIELDS: readonly string[] = ["Id", "Key", "T", "GentableLink", "NameKey", "Open"];
 
+/**
+ * Item objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkItem` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Item$Refs {
+  #r0: Target | undefined | undefined = undefined;
+
+  get tRef(): Target | undefined {
+    return this.#r0 as Target | undefined;
+  }
+
+  static set0(r: Item, v: Target | undefined): void {
+    (r as unknown as Item$Refs).#r0 = v;
+  }
+}
+
 export function readItem(v: unknown, at: rt.At): Item {
   const o = rt.object(v, at);
   try {
@@ -29,10 +45,9 @@ export function readItem(v: unknown, at: rt.At): Item {
     if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "Id", -2147483648, 2147483647);
     const x1 = o["Key"];
     if (!(typeof x1 === "string")) rt.str(x1, "Key");
-    const r = {
-      id: x0 as number,
-      key: x1 as string,
-    } as rt.Mutable<Item>;
+    const r = new Item$Refs() as unknown as rt.Mutable<Item>;
+    r.id = x0 as number;
+    r.key = x1 as string;
     let n = 2;
     const x2 = o["T"];
     if (x2 !== undefined) {
@@ -72,10 +87,9 @@ export function readItemBin(b: rt.Bin): Item {
   const x3 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
   const x4 = b.opt() ? b.str() : undefined;
   const x5 = b.opt() ? readOpenBin(b) : undefined;
-  const r = {
-    id: x0,
-    key: x1,
-  } as rt.Mutable<Item>;
+  const r = new Item$Refs() as unknown as rt.Mutable<Item>;
+  r.id = x0;
+  r.key = x1;
   if (x2 !== undefined) r.t = x2;
   if (x3 !== undefined) r.gentableLink = x3;
   if (x4 !== undefined) r.nameKey = x4;
@@ -105,7 +119,7 @@ export function linkItem(r: Item, t: Tables): void {
       if (x1 === undefined) rt.dangling(["T"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "tRef", x0);
+    Item$Refs.set0(r, x0);
   }
   {
     const v0 = r.open;

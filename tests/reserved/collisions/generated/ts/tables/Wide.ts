@@ -813,11 +813,917 @@ export interface Wide {
 
 const FIELDS: readonly string[] = ["Id", "F000", "F001", "F002", "F003", "F004", "F005", "F006", "F007", "F008", "F009", "F010", "F011", "F012", "F013", "F014", "F015", "F016", "F017", "F018", "F019", "F020", "F021", "F022", "F023", "F024", "F025", "F026", "F027", "F028", "F029", "F030", "F031", "F032", "F033", "F034", "F035", "F036", "F037", "F038", "F039", "F040", "F041", "F042", "F043", "F044", "F045", "F046", "F047", "F048", "F049", "F050", "F051", "F052", "F053", "F054", "F055", "F056", "F057", "F058", "F059", "F060", "F061", "F062", "F063", "F064", "F065", "F066", "F067", "F068", "F069", "F070", "F071", "F072", "F073", "F074", "F075", "F076", "F077", "F078", "F079", "F080", "F081", "F082", "F083", "F084", "F085", "F086", "F087", "F088", "F089", "F090", "F091", "F092", "F093", "F094", "F095", "F096", "F097", "F098", "F099", "F100", "F101", "F102", "F103", "F104", "F105", "F106", "F107", "F108", "F109", "F110", "F111", "F112", "F113", "F114", "F115", "F116", "F117", "F118", "F119", "F120", "F121", "F122", "F123", "F124", "F125", "F126", "F127", "F128", "F129", "F130", "F131", "F132", "F133", "F134", "F135", "F136", "F137", "F138", "F139", "F140", "F141", "F142", "F143", "F144", "F145", "F146", "F147", "F148", "F149", "F150", "F151", "F152", "F153", "F154", "F155", "F156", "F157", "F158", "F159", "F160", "F161", "F162", "F163", "F164", "F165", "F166", "F167", "F168", "F169", "F170", "F171", "F172", "F173", "F174", "F175", "F176", "F177", "F178", "F179", "F180", "F181", "F182", "F183", "F184", "F185", "F186", "F187", "F188", "F189", "F190", "F191", "F192", "F193", "F194", "F195", "F196", "F197", "F198", "F199", "F200", "F201", "F202", "F203", "F204", "F205", "F206", "F207", "F208", "F209", "F210", "F211", "F212", "F213", "F214", "F215", "F216", "F217", "F218", "F219", "F220", "F221", "F222", "F223", "F224", "F225", "F226", "F227", "F228", "F229", "F230", "F231", "F232", "F233", "F234", "F235", "F236", "F237", "F238", "F239", "F240", "F241", "F242", "F243", "F244", "F245", "F246", "F247", "F248", "F249", "F250", "F251", "F252", "F253", "F254", "F255", "F256", "F257", "F258", "F259", "F260", "F261", "F262", "F263", "F264", "F265", "F266", "F267", "F268", "F269", "F270", "F271", "F272", "F273", "F274", "F275", "F276", "F277", "F278", "F279", "F280", "F281", "F282", "F283", "F284", "F285", "F286", "F287", "F288", "F289", "F290", "F291", "F292", "F293", "F294", "F295", "F296", "F297", "F298", "F299", "F300", "F301", "F302", "F303", "F304", "F305", "F306", "F307", "F308", "F309", "F310", "F311", "F312", "F313", "F314", "F315", "F316", "F317", "F318", "F319", "F320", "F321", "F322", "F323", "F324", "F325", "F326", "F327", "F328", "F329", "F330", "F331", "F332", "F333", "F334", "F335", "F336", "F337", "F338", "F339", "F340", "F341", "F342", "F343", "F344", "F345", "F346", "F347", "F348", "F349", "F350", "F351", "F352", "F353", "F354", "F355", "F356", "F357", "F358", "F359", "F360", "F361", "F362", "F363", "F364", "F365", "F366", "F367", "F368", "F369", "F370", "F371", "F372", "F373", "F374", "F375", "F376", "F377", "F378", "F379", "F380", "F381", "F382", "F383", "F384", "F385", "F386", "F387", "F388", "F389", "F390", "F391", "F392", "F393", "F394", "F395", "F396", "F397", "F398", "F399"];
 
+/**
+ * Wide objects (built by the readers below): their typed references are private fields, set once at load by
+ * `linkWide` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
+ */
+class Wide$Refs {
+  #r0: Target | undefined | undefined = undefined;
+  #r1: Target | undefined | undefined = undefined;
+  #r2: Target | undefined | undefined = undefined;
+  #r3: Target | undefined | undefined = undefined;
+  #r4: Target | undefined | undefined = undefined;
+  #r5: Target | undefined | undefined = undefined;
+  #r6: Target | undefined | undefined = undefined;
+  #r7: Target | undefined | undefined = undefined;
+  #r8: Target | undefined | undefined = undefined;
+  #r9: Target | undefined | undefined = undefined;
+  #r10: Target | undefined | undefined = undefined;
+  #r11: Target | undefined | undefined = undefined;
+  #r12: Target | undefined | undefined = undefined;
+  #r13: Target | undefined | undefined = undefined;
+  #r14: Target | undefined | undefined = undefined;
+  #r15: Target | undefined | undefined = undefined;
+  #r16: Target | undefined | undefined = undefined;
+  #r17: Target | undefined | undefined = undefined;
+  #r18: Target | undefined | undefined = undefined;
+  #r19: Target | undefined | undefined = undefined;
+  #r20: Target | undefined | undefined = undefined;
+  #r21: Target | undefined | undefined = undefined;
+  #r22: Target | undefined | undefined = undefined;
+  #r23: Target | undefined | undefined = undefined;
+  #r24: Target | undefined | undefined = undefined;
+  #r25: Target | undefined | undefined = undefined;
+  #r26: Target | undefined | undefined = undefined;
+  #r27: Target | undefined | undefined = undefined;
+  #r28: Target | undefined | undefined = undefined;
+  #r29: Target | undefined | undefined = undefined;
+  #r30: Target | undefined | undefined = undefined;
+  #r31: Target | undefined | undefined = undefined;
+  #r32: Target | undefined | undefined = undefined;
+  #r33: Target | undefined | undefined = undefined;
+  #r34: Target | undefined | undefined = undefined;
+  #r35: Target | undefined | undefined = undefined;
+  #r36: Target | undefined | undefined = undefined;
+  #r37: Target | undefined | undefined = undefined;
+  #r38: Target | undefined | undefined = undefined;
+  #r39: Target | undefined | undefined = undefined;
+  #r40: Target | undefined | undefined = undefined;
+  #r41: Target | undefined | undefined = undefined;
+  #r42: Target | undefined | undefined = undefined;
+  #r43: Target | undefined | undefined = undefined;
+  #r44: Target | undefined | undefined = undefined;
+  #r45: Target | undefined | undefined = undefined;
+  #r46: Target | undefined | undefined = undefined;
+  #r47: Target | undefined | undefined = undefined;
+  #r48: Target | undefined | undefined = undefined;
+  #r49: Target | undefined | undefined = undefined;
+  #r50: Target | undefined | undefined = undefined;
+  #r51: Target | undefined | undefined = undefined;
+  #r52: Target | undefined | undefined = undefined;
+  #r53: Target | undefined | undefined = undefined;
+  #r54: Target | undefined | undefined = undefined;
+  #r55: Target | undefined | undefined = undefined;
+  #r56: Target | undefined | undefined = undefined;
+  #r57: Target | undefined | undefined = undefined;
+  #r58: Target | undefined | undefined = undefined;
+  #r59: Target | undefined | undefined = undefined;
+  #r60: Target | undefined | undefined = undefined;
+  #r61: Target | undefined | undefined = undefined;
+  #r62: Target | undefined | undefined = undefined;
+  #r63: Target | undefined | undefined = undefined;
+  #r64: Target | undefined | undefined = undefined;
+  #r65: Target | undefined | undefined = undefined;
+  #r66: Target | undefined | undefined = undefined;
+  #r67: Target | undefined | undefined = undefined;
+  #r68: Target | undefined | undefined = undefined;
+  #r69: Target | undefined | undefined = undefined;
+  #r70: Target | undefined | undefined = undefined;
+  #r71: Target | undefined | undefined = undefined;
+  #r72: Target | undefined | undefined = undefined;
+  #r73: Target | undefined | undefined = undefined;
+  #r74: Target | undefined | undefined = undefined;
+  #r75: Target | undefined | undefined = undefined;
+  #r76: Target | undefined | undefined = undefined;
+  #r77: Target | undefined | undefined = undefined;
+  #r78: Target | undefined | undefined = undefined;
+  #r79: Target | undefined | undefined = undefined;
+  #r80: Target | undefined | undefined = undefined;
+  #r81: Target | undefined | undefined = undefined;
+  #r82: Target | undefined | undefined = undefined;
+  #r83: Target | undefined | undefined = undefined;
+  #r84: Target | undefined | undefined = undefined;
+  #r85: Target | undefined | undefined = undefined;
+  #r86: Target | undefined | undefined = undefined;
+  #r87: Target | undefined | undefined = undefined;
+  #r88: Target | undefined | undefined = undefined;
+  #r89: Target | undefined | undefined = undefined;
+  #r90: Target | undefined | undefined = undefined;
+  #r91: Target | undefined | undefined = undefined;
+  #r92: Target | undefined | undefined = undefined;
+  #r93: Target | undefined | undefined = undefined;
+  #r94: Target | undefined | undefined = undefined;
+  #r95: Target | undefined | undefined = undefined;
+  #r96: Target | undefined | undefined = undefined;
+  #r97: Target | undefined | undefined = undefined;
+  #r98: Target | undefined | undefined = undefined;
+  #r99: Target | undefined | undefined = undefined;
+
+  get f003Ref(): Target | undefined {
+    return this.#r0 as Target | undefined;
+  }
+
+  static set0(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r0 = v;
+  }
+
+  get f007Ref(): Target | undefined {
+    return this.#r1 as Target | undefined;
+  }
+
+  static set1(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r1 = v;
+  }
+
+  get f011Ref(): Target | undefined {
+    return this.#r2 as Target | undefined;
+  }
+
+  static set2(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r2 = v;
+  }
+
+  get f015Ref(): Target | undefined {
+    return this.#r3 as Target | undefined;
+  }
+
+  static set3(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r3 = v;
+  }
+
+  get f019Ref(): Target | undefined {
+    return this.#r4 as Target | undefined;
+  }
+
+  static set4(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r4 = v;
+  }
+
+  get f023Ref(): Target | undefined {
+    return this.#r5 as Target | undefined;
+  }
+
+  static set5(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r5 = v;
+  }
+
+  get f027Ref(): Target | undefined {
+    return this.#r6 as Target | undefined;
+  }
+
+  static set6(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r6 = v;
+  }
+
+  get f031Ref(): Target | undefined {
+    return this.#r7 as Target | undefined;
+  }
+
+  static set7(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r7 = v;
+  }
+
+  get f035Ref(): Target | undefined {
+    return this.#r8 as Target | undefined;
+  }
+
+  static set8(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r8 = v;
+  }
+
+  get f039Ref(): Target | undefined {
+    return this.#r9 as Target | undefined;
+  }
+
+  static set9(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r9 = v;
+  }
+
+  get f043Ref(): Target | undefined {
+    return this.#r10 as Target | undefined;
+  }
+
+  static set10(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r10 = v;
+  }
+
+  get f047Ref(): Target | undefined {
+    return this.#r11 as Target | undefined;
+  }
+
+  static set11(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r11 = v;
+  }
+
+  get f051Ref(): Target | undefined {
+    return this.#r12 as Target | undefined;
+  }
+
+  static set12(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r12 = v;
+  }
+
+  get f055Ref(): Target | undefined {
+    return this.#r13 as Target | undefined;
+  }
+
+  static set13(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r13 = v;
+  }
+
+  get f059Ref(): Target | undefined {
+    return this.#r14 as Target | undefined;
+  }
+
+  static set14(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r14 = v;
+  }
+
+  get f063Ref(): Target | undefined {
+    return this.#r15 as Target | undefined;
+  }
+
+  static set15(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r15 = v;
+  }
+
+  get f067Ref(): Target | undefined {
+    return this.#r16 as Target | undefined;
+  }
+
+  static set16(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r16 = v;
+  }
+
+  get f071Ref(): Target | undefined {
+    return this.#r17 as Target | undefined;
+  }
+
+  static set17(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r17 = v;
+  }
+
+  get f075Ref(): Target | undefined {
+    return this.#r18 as Target | undefined;
+  }
+
+  static set18(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r18 = v;
+  }
+
+  get f079Ref(): Target | undefined {
+    return this.#r19 as Target | undefined;
+  }
+
+  static set19(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r19 = v;
+  }
+
+  get f083Ref(): Target | undefined {
+    return this.#r20 as Target | undefined;
+  }
+
+  static set20(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r20 = v;
+  }
+
+  get f087Ref(): Target | undefined {
+    return this.#r21 as Target | undefined;
+  }
+
+  static set21(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r21 = v;
+  }
+
+  get f091Ref(): Target | undefined {
+    return this.#r22 as Target | undefined;
+  }
+
+  static set22(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r22 = v;
+  }
+
+  get f095Ref(): Target | undefined {
+    return this.#r23 as Target | undefined;
+  }
+
+  static set23(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r23 = v;
+  }
+
+  get f099Ref(): Target | undefined {
+    return this.#r24 as Target | undefined;
+  }
+
+  static set24(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r24 = v;
+  }
+
+  get f103Ref(): Target | undefined {
+    return this.#r25 as Target | undefined;
+  }
+
+  static set25(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r25 = v;
+  }
+
+  get f107Ref(): Target | undefined {
+    return this.#r26 as Target | undefined;
+  }
+
+  static set26(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r26 = v;
+  }
+
+  get f111Ref(): Target | undefined {
+    return this.#r27 as Target | undefined;
+  }
+
+  static set27(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r27 = v;
+  }
+
+  get f115Ref(): Target | undefined {
+    return this.#r28 as Target | undefined;
+  }
+
+  static set28(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r28 = v;
+  }
+
+  get f119Ref(): Target | undefined {
+    return this.#r29 as Target | undefined;
+  }
+
+  static set29(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r29 = v;
+  }
+
+  get f123Ref(): Target | undefined {
+    return this.#r30 as Target | undefined;
+  }
+
+  static set30(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r30 = v;
+  }
+
+  get f127Ref(): Target | undefined {
+    return this.#r31 as Target | undefined;
+  }
+
+  static set31(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r31 = v;
+  }
+
+  get f131Ref(): Target | undefined {
+    return this.#r32 as Target | undefined;
+  }
+
+  static set32(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r32 = v;
+  }
+
+  get f135Ref(): Target | undefined {
+    return this.#r33 as Target | undefined;
+  }
+
+  static set33(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r33 = v;
+  }
+
+  get f139Ref(): Target | undefined {
+    return this.#r34 as Target | undefined;
+  }
+
+  static set34(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r34 = v;
+  }
+
+  get f143Ref(): Target | undefined {
+    return this.#r35 as Target | undefined;
+  }
+
+  static set35(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r35 = v;
+  }
+
+  get f147Ref(): Target | undefined {
+    return this.#r36 as Target | undefined;
+  }
+
+  static set36(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r36 = v;
+  }
+
+  get f151Ref(): Target | undefined {
+    return this.#r37 as Target | undefined;
+  }
+
+  static set37(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r37 = v;
+  }
+
+  get f155Ref(): Target | undefined {
+    return this.#r38 as Target | undefined;
+  }
+
+  static set38(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r38 = v;
+  }
+
+  get f159Ref(): Target | undefined {
+    return this.#r39 as Target | undefined;
+  }
+
+  static set39(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r39 = v;
+  }
+
+  get f163Ref(): Target | undefined {
+    return this.#r40 as Target | undefined;
+  }
+
+  static set40(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r40 = v;
+  }
+
+  get f167Ref(): Target | undefined {
+    return this.#r41 as Target | undefined;
+  }
+
+  static set41(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r41 = v;
+  }
+
+  get f171Ref(): Target | undefined {
+    return this.#r42 as Target | undefined;
+  }
+
+  static set42(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r42 = v;
+  }
+
+  get f175Ref(): Target | undefined {
+    return this.#r43 as Target | undefined;
+  }
+
+  static set43(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r43 = v;
+  }
+
+  get f179Ref(): Target | undefined {
+    return this.#r44 as Target | undefined;
+  }
+
+  static set44(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r44 = v;
+  }
+
+  get f183Ref(): Target | undefined {
+    return this.#r45 as Target | undefined;
+  }
+
+  static set45(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r45 = v;
+  }
+
+  get f187Ref(): Target | undefined {
+    return this.#r46 as Target | undefined;
+  }
+
+  static set46(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r46 = v;
+  }
+
+  get f191Ref(): Target | undefined {
+    return this.#r47 as Target | undefined;
+  }
+
+  static set47(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r47 = v;
+  }
+
+  get f195Ref(): Target | undefined {
+    return this.#r48 as Target | undefined;
+  }
+
+  static set48(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r48 = v;
+  }
+
+  get f199Ref(): Target | undefined {
+    return this.#r49 as Target | undefined;
+  }
+
+  static set49(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r49 = v;
+  }
+
+  get f203Ref(): Target | undefined {
+    return this.#r50 as Target | undefined;
+  }
+
+  static set50(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r50 = v;
+  }
+
+  get f207Ref(): Target | undefined {
+    return this.#r51 as Target | undefined;
+  }
+
+  static set51(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r51 = v;
+  }
+
+  get f211Ref(): Target | undefined {
+    return this.#r52 as Target | undefined;
+  }
+
+  static set52(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r52 = v;
+  }
+
+  get f215Ref(): Target | undefined {
+    return this.#r53 as Target | undefined;
+  }
+
+  static set53(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r53 = v;
+  }
+
+  get f219Ref(): Target | undefined {
+    return this.#r54 as Target | undefined;
+  }
+
+  static set54(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r54 = v;
+  }
+
+  get f223Ref(): Target | undefined {
+    return this.#r55 as Target | undefined;
+  }
+
+  static set55(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r55 = v;
+  }
+
+  get f227Ref(): Target | undefined {
+    return this.#r56 as Target | undefined;
+  }
+
+  static set56(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r56 = v;
+  }
+
+  get f231Ref(): Target | undefined {
+    return this.#r57 as Target | undefined;
+  }
+
+  static set57(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r57 = v;
+  }
+
+  get f235Ref(): Target | undefined {
+    return this.#r58 as Target | undefined;
+  }
+
+  static set58(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r58 = v;
+  }
+
+  get f239Ref(): Target | undefined {
+    return this.#r59 as Target | undefined;
+  }
+
+  static set59(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r59 = v;
+  }
+
+  get f243Ref(): Target | undefined {
+    return this.#r60 as Target | undefined;
+  }
+
+  static set60(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r60 = v;
+  }
+
+  get f247Ref(): Target | undefined {
+    return this.#r61 as Target | undefined;
+  }
+
+  static set61(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r61 = v;
+  }
+
+  get f251Ref(): Target | undefined {
+    return this.#r62 as Target | undefined;
+  }
+
+  static set62(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r62 = v;
+  }
+
+  get f255Ref(): Target | undefined {
+    return this.#r63 as Target | undefined;
+  }
+
+  static set63(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r63 = v;
+  }
+
+  get f259Ref(): Target | undefined {
+    return this.#r64 as Target | undefined;
+  }
+
+  static set64(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r64 = v;
+  }
+
+  get f263Ref(): Target | undefined {
+    return this.#r65 as Target | undefined;
+  }
+
+  static set65(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r65 = v;
+  }
+
+  get f267Ref(): Target | undefined {
+    return this.#r66 as Target | undefined;
+  }
+
+  static set66(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r66 = v;
+  }
+
+  get f271Ref(): Target | undefined {
+    return this.#r67 as Target | undefined;
+  }
+
+  static set67(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r67 = v;
+  }
+
+  get f275Ref(): Target | undefined {
+    return this.#r68 as Target | undefined;
+  }
+
+  static set68(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r68 = v;
+  }
+
+  get f279Ref(): Target | undefined {
+    return this.#r69 as Target | undefined;
+  }
+
+  static set69(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r69 = v;
+  }
+
+  get f283Ref(): Target | undefined {
+    return this.#r70 as Target | undefined;
+  }
+
+  static set70(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r70 = v;
+  }
+
+  get f287Ref(): Target | undefined {
+    return this.#r71 as Target | undefined;
+  }
+
+  static set71(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r71 = v;
+  }
+
+  get f291Ref(): Target | undefined {
+    return this.#r72 as Target | undefined;
+  }
+
+  static set72(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r72 = v;
+  }
+
+  get f295Ref(): Target | undefined {
+    return this.#r73 as Target | undefined;
+  }
+
+  static set73(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r73 = v;
+  }
+
+  get f299Ref(): Target | undefined {
+    return this.#r74 as Target | undefined;
+  }
+
+  static set74(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r74 = v;
+  }
+
+  get f303Ref(): Target | undefined {
+    return this.#r75 as Target | undefined;
+  }
+
+  static set75(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r75 = v;
+  }
+
+  get f307Ref(): Target | undefined {
+    return this.#r76 as Target | undefined;
+  }
+
+  static set76(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r76 = v;
+  }
+
+  get f311Ref(): Target | undefined {
+    return this.#r77 as Target | undefined;
+  }
+
+  static set77(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r77 = v;
+  }
+
+  get f315Ref(): Target | undefined {
+    return this.#r78 as Target | undefined;
+  }
+
+  static set78(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r78 = v;
+  }
+
+  get f319Ref(): Target | undefined {
+    return this.#r79 as Target | undefined;
+  }
+
+  static set79(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r79 = v;
+  }
+
+  get f323Ref(): Target | undefined {
+    return this.#r80 as Target | undefined;
+  }
+
+  static set80(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r80 = v;
+  }
+
+  get f327Ref(): Target | undefined {
+    return this.#r81 as Target | undefined;
+  }
+
+  static set81(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r81 = v;
+  }
+
+  get f331Ref(): Target | undefined {
+    return this.#r82 as Target | undefined;
+  }
+
+  static set82(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r82 = v;
+  }
+
+  get f335Ref(): Target | undefined {
+    return this.#r83 as Target | undefined;
+  }
+
+  static set83(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r83 = v;
+  }
+
+  get f339Ref(): Target | undefined {
+    return this.#r84 as Target | undefined;
+  }
+
+  static set84(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r84 = v;
+  }
+
+  get f343Ref(): Target | undefined {
+    return this.#r85 as Target | undefined;
+  }
+
+  static set85(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r85 = v;
+  }
+
+  get f347Ref(): Target | undefined {
+    return this.#r86 as Target | undefined;
+  }
+
+  static set86(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r86 = v;
+  }
+
+  get f351Ref(): Target | undefined {
+    return this.#r87 as Target | undefined;
+  }
+
+  static set87(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r87 = v;
+  }
+
+  get f355Ref(): Target | undefined {
+    return this.#r88 as Target | undefined;
+  }
+
+  static set88(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r88 = v;
+  }
+
+  get f359Ref(): Target | undefined {
+    return this.#r89 as Target | undefined;
+  }
+
+  static set89(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r89 = v;
+  }
+
+  get f363Ref(): Target | undefined {
+    return this.#r90 as Target | undefined;
+  }
+
+  static set90(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r90 = v;
+  }
+
+  get f367Ref(): Target | undefined {
+    return this.#r91 as Target | undefined;
+  }
+
+  static set91(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r91 = v;
+  }
+
+  get f371Ref(): Target | undefined {
+    return this.#r92 as Target | undefined;
+  }
+
+  static set92(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r92 = v;
+  }
+
+  get f375Ref(): Target | undefined {
+    return this.#r93 as Target | undefined;
+  }
+
+  static set93(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r93 = v;
+  }
+
+  get f379Ref(): Target | undefined {
+    return this.#r94 as Target | undefined;
+  }
+
+  static set94(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r94 = v;
+  }
+
+  get f383Ref(): Target | undefined {
+    return this.#r95 as Target | undefined;
+  }
+
+  static set95(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r95 = v;
+  }
+
+  get f387Ref(): Target | undefined {
+    return this.#r96 as Target | undefined;
+  }
+
+  static set96(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r96 = v;
+  }
+
+  get f391Ref(): Target | undefined {
+    return this.#r97 as Target | undefined;
+  }
+
+  static set97(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r97 = v;
+  }
+
+  get f395Ref(): Target | undefined {
+    return this.#r98 as Target | undefined;
+  }
+
+  static set98(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r98 = v;
+  }
+
+  get f399Ref(): Target | undefined {
+    return this.#r99 as Target | undefined;
+  }
+
+  static set99(r: Wide, v: Target | undefined): void {
+    (r as unknown as Wide$Refs).#r99 = v;
+  }
+}
+
 export function readWide(v: unknown, at: rt.At): Wide {
   const o = rt.object(v, at);
   try {
-    const r = {
-    } as rt.Mutable<Wide>;
+    const r = new Wide$Refs() as unknown as rt.Mutable<Wide>;
     let n = 0;
     n += readWide$1(o, r);
     n += readWide$2(o, r);
@@ -833,8 +1739,7 @@ export function readWide(v: unknown, at: rt.At): Wide {
 
 /** Reads a Wide from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
 export function readWideBin(b: rt.Bin): Wide {
-  const r = {
-  } as rt.Mutable<Wide>;
+  const r = new Wide$Refs() as unknown as rt.Mutable<Wide>;
   readWideBin$1(b, r);
   readWideBin$2(b, r);
   readWideBin$3(b, r);
@@ -4140,7 +5045,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F003"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f003Ref", x0);
+    Wide$Refs.set0(r, x0);
   }
   {
     const v0 = r.f007;
@@ -4151,7 +5056,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F007"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f007Ref", x0);
+    Wide$Refs.set1(r, x0);
   }
   {
     const v0 = r.f011;
@@ -4162,7 +5067,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F011"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f011Ref", x0);
+    Wide$Refs.set2(r, x0);
   }
   {
     const v0 = r.f015;
@@ -4173,7 +5078,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F015"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f015Ref", x0);
+    Wide$Refs.set3(r, x0);
   }
   {
     const v0 = r.f019;
@@ -4184,7 +5089,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F019"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f019Ref", x0);
+    Wide$Refs.set4(r, x0);
   }
   {
     const v0 = r.f023;
@@ -4195,7 +5100,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F023"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f023Ref", x0);
+    Wide$Refs.set5(r, x0);
   }
   {
     const v0 = r.f027;
@@ -4206,7 +5111,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F027"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f027Ref", x0);
+    Wide$Refs.set6(r, x0);
   }
   {
     const v0 = r.f031;
@@ -4217,7 +5122,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F031"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f031Ref", x0);
+    Wide$Refs.set7(r, x0);
   }
   {
     const v0 = r.f035;
@@ -4228,7 +5133,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F035"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f035Ref", x0);
+    Wide$Refs.set8(r, x0);
   }
   {
     const v0 = r.f039;
@@ -4239,7 +5144,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F039"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f039Ref", x0);
+    Wide$Refs.set9(r, x0);
   }
   {
     const v0 = r.f043;
@@ -4250,7 +5155,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F043"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f043Ref", x0);
+    Wide$Refs.set10(r, x0);
   }
   {
     const v0 = r.f047;
@@ -4261,7 +5166,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F047"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f047Ref", x0);
+    Wide$Refs.set11(r, x0);
   }
   {
     const v0 = r.f051;
@@ -4272,7 +5177,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F051"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f051Ref", x0);
+    Wide$Refs.set12(r, x0);
   }
   {
     const v0 = r.f055;
@@ -4283,7 +5188,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F055"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f055Ref", x0);
+    Wide$Refs.set13(r, x0);
   }
   {
     const v0 = r.f059;
@@ -4294,7 +5199,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F059"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f059Ref", x0);
+    Wide$Refs.set14(r, x0);
   }
   {
     const v0 = r.f063;
@@ -4305,7 +5210,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F063"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f063Ref", x0);
+    Wide$Refs.set15(r, x0);
   }
   {
     const v0 = r.f067;
@@ -4316,7 +5221,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F067"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f067Ref", x0);
+    Wide$Refs.set16(r, x0);
   }
   {
     const v0 = r.f071;
@@ -4327,7 +5232,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F071"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f071Ref", x0);
+    Wide$Refs.set17(r, x0);
   }
   {
     const v0 = r.f075;
@@ -4338,7 +5243,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F075"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f075Ref", x0);
+    Wide$Refs.set18(r, x0);
   }
   {
     const v0 = r.f079;
@@ -4349,7 +5254,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F079"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f079Ref", x0);
+    Wide$Refs.set19(r, x0);
   }
   {
     const v0 = r.f083;
@@ -4360,7 +5265,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F083"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f083Ref", x0);
+    Wide$Refs.set20(r, x0);
   }
   {
     const v0 = r.f087;
@@ -4371,7 +5276,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F087"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f087Ref", x0);
+    Wide$Refs.set21(r, x0);
   }
   {
     const v0 = r.f091;
@@ -4382,7 +5287,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F091"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f091Ref", x0);
+    Wide$Refs.set22(r, x0);
   }
   {
     const v0 = r.f095;
@@ -4393,7 +5298,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F095"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f095Ref", x0);
+    Wide$Refs.set23(r, x0);
   }
   {
     const v0 = r.f099;
@@ -4404,7 +5309,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F099"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f099Ref", x0);
+    Wide$Refs.set24(r, x0);
   }
   {
     const v0 = r.f103;
@@ -4415,7 +5320,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F103"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f103Ref", x0);
+    Wide$Refs.set25(r, x0);
   }
   {
     const v0 = r.f107;
@@ -4426,7 +5331,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F107"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f107Ref", x0);
+    Wide$Refs.set26(r, x0);
   }
   {
     const v0 = r.f111;
@@ -4437,7 +5342,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F111"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f111Ref", x0);
+    Wide$Refs.set27(r, x0);
   }
   {
     const v0 = r.f115;
@@ -4448,7 +5353,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F115"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f115Ref", x0);
+    Wide$Refs.set28(r, x0);
   }
   {
     const v0 = r.f119;
@@ -4459,7 +5364,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F119"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f119Ref", x0);
+    Wide$Refs.set29(r, x0);
   }
   {
     const v0 = r.f123;
@@ -4470,7 +5375,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F123"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f123Ref", x0);
+    Wide$Refs.set30(r, x0);
   }
   {
     const v0 = r.f127;
@@ -4481,7 +5386,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F127"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f127Ref", x0);
+    Wide$Refs.set31(r, x0);
   }
   {
     const v0 = r.f131;
@@ -4492,7 +5397,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F131"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f131Ref", x0);
+    Wide$Refs.set32(r, x0);
   }
   {
     const v0 = r.f135;
@@ -4503,7 +5408,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F135"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f135Ref", x0);
+    Wide$Refs.set33(r, x0);
   }
   {
     const v0 = r.f139;
@@ -4514,7 +5419,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F139"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f139Ref", x0);
+    Wide$Refs.set34(r, x0);
   }
   {
     const v0 = r.f143;
@@ -4525,7 +5430,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F143"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f143Ref", x0);
+    Wide$Refs.set35(r, x0);
   }
   {
     const v0 = r.f147;
@@ -4536,7 +5441,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F147"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f147Ref", x0);
+    Wide$Refs.set36(r, x0);
   }
   {
     const v0 = r.f151;
@@ -4547,7 +5452,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F151"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f151Ref", x0);
+    Wide$Refs.set37(r, x0);
   }
   {
     const v0 = r.f155;
@@ -4558,7 +5463,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F155"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f155Ref", x0);
+    Wide$Refs.set38(r, x0);
   }
   {
     const v0 = r.f159;
@@ -4569,7 +5474,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F159"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f159Ref", x0);
+    Wide$Refs.set39(r, x0);
   }
   {
     const v0 = r.f163;
@@ -4580,7 +5485,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F163"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f163Ref", x0);
+    Wide$Refs.set40(r, x0);
   }
   {
     const v0 = r.f167;
@@ -4591,7 +5496,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F167"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f167Ref", x0);
+    Wide$Refs.set41(r, x0);
   }
   {
     const v0 = r.f171;
@@ -4602,7 +5507,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F171"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f171Ref", x0);
+    Wide$Refs.set42(r, x0);
   }
   {
     const v0 = r.f175;
@@ -4613,7 +5518,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F175"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f175Ref", x0);
+    Wide$Refs.set43(r, x0);
   }
   {
     const v0 = r.f179;
@@ -4624,7 +5529,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F179"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f179Ref", x0);
+    Wide$Refs.set44(r, x0);
   }
   {
     const v0 = r.f183;
@@ -4635,7 +5540,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F183"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f183Ref", x0);
+    Wide$Refs.set45(r, x0);
   }
   {
     const v0 = r.f187;
@@ -4646,7 +5551,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F187"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f187Ref", x0);
+    Wide$Refs.set46(r, x0);
   }
   {
     const v0 = r.f191;
@@ -4657,7 +5562,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F191"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f191Ref", x0);
+    Wide$Refs.set47(r, x0);
   }
   {
     const v0 = r.f195;
@@ -4668,7 +5573,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F195"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f195Ref", x0);
+    Wide$Refs.set48(r, x0);
   }
   {
     const v0 = r.f199;
@@ -4679,7 +5584,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F199"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f199Ref", x0);
+    Wide$Refs.set49(r, x0);
   }
   {
     const v0 = r.f203;
@@ -4690,7 +5595,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F203"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f203Ref", x0);
+    Wide$Refs.set50(r, x0);
   }
   {
     const v0 = r.f207;
@@ -4701,7 +5606,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F207"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f207Ref", x0);
+    Wide$Refs.set51(r, x0);
   }
   {
     const v0 = r.f211;
@@ -4712,7 +5617,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F211"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f211Ref", x0);
+    Wide$Refs.set52(r, x0);
   }
   {
     const v0 = r.f215;
@@ -4723,7 +5628,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F215"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f215Ref", x0);
+    Wide$Refs.set53(r, x0);
   }
   {
     const v0 = r.f219;
@@ -4734,7 +5639,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F219"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f219Ref", x0);
+    Wide$Refs.set54(r, x0);
   }
   {
     const v0 = r.f223;
@@ -4745,7 +5650,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F223"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f223Ref", x0);
+    Wide$Refs.set55(r, x0);
   }
   {
     const v0 = r.f227;
@@ -4756,7 +5661,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F227"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f227Ref", x0);
+    Wide$Refs.set56(r, x0);
   }
   {
     const v0 = r.f231;
@@ -4767,7 +5672,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F231"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f231Ref", x0);
+    Wide$Refs.set57(r, x0);
   }
   {
     const v0 = r.f235;
@@ -4778,7 +5683,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F235"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f235Ref", x0);
+    Wide$Refs.set58(r, x0);
   }
   {
     const v0 = r.f239;
@@ -4789,7 +5694,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F239"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f239Ref", x0);
+    Wide$Refs.set59(r, x0);
   }
   {
     const v0 = r.f243;
@@ -4800,7 +5705,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F243"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f243Ref", x0);
+    Wide$Refs.set60(r, x0);
   }
   {
     const v0 = r.f247;
@@ -4811,7 +5716,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F247"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f247Ref", x0);
+    Wide$Refs.set61(r, x0);
   }
   {
     const v0 = r.f251;
@@ -4822,7 +5727,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F251"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f251Ref", x0);
+    Wide$Refs.set62(r, x0);
   }
   {
     const v0 = r.f255;
@@ -4833,7 +5738,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F255"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f255Ref", x0);
+    Wide$Refs.set63(r, x0);
   }
   {
     const v0 = r.f259;
@@ -4844,7 +5749,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F259"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f259Ref", x0);
+    Wide$Refs.set64(r, x0);
   }
   {
     const v0 = r.f263;
@@ -4855,7 +5760,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F263"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f263Ref", x0);
+    Wide$Refs.set65(r, x0);
   }
   {
     const v0 = r.f267;
@@ -4866,7 +5771,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F267"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f267Ref", x0);
+    Wide$Refs.set66(r, x0);
   }
   {
     const v0 = r.f271;
@@ -4877,7 +5782,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F271"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f271Ref", x0);
+    Wide$Refs.set67(r, x0);
   }
   {
     const v0 = r.f275;
@@ -4888,7 +5793,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F275"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f275Ref", x0);
+    Wide$Refs.set68(r, x0);
   }
   {
     const v0 = r.f279;
@@ -4899,7 +5804,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F279"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f279Ref", x0);
+    Wide$Refs.set69(r, x0);
   }
   {
     const v0 = r.f283;
@@ -4910,7 +5815,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F283"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f283Ref", x0);
+    Wide$Refs.set70(r, x0);
   }
   {
     const v0 = r.f287;
@@ -4921,7 +5826,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F287"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f287Ref", x0);
+    Wide$Refs.set71(r, x0);
   }
   {
     const v0 = r.f291;
@@ -4932,7 +5837,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F291"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f291Ref", x0);
+    Wide$Refs.set72(r, x0);
   }
   {
     const v0 = r.f295;
@@ -4943,7 +5848,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F295"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f295Ref", x0);
+    Wide$Refs.set73(r, x0);
   }
   {
     const v0 = r.f299;
@@ -4954,7 +5859,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F299"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f299Ref", x0);
+    Wide$Refs.set74(r, x0);
   }
   {
     const v0 = r.f303;
@@ -4965,7 +5870,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F303"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f303Ref", x0);
+    Wide$Refs.set75(r, x0);
   }
   {
     const v0 = r.f307;
@@ -4976,7 +5881,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F307"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f307Ref", x0);
+    Wide$Refs.set76(r, x0);
   }
   {
     const v0 = r.f311;
@@ -4987,7 +5892,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F311"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f311Ref", x0);
+    Wide$Refs.set77(r, x0);
   }
   {
     const v0 = r.f315;
@@ -4998,7 +5903,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F315"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f315Ref", x0);
+    Wide$Refs.set78(r, x0);
   }
   {
     const v0 = r.f319;
@@ -5009,7 +5914,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F319"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f319Ref", x0);
+    Wide$Refs.set79(r, x0);
   }
   {
     const v0 = r.f323;
@@ -5020,7 +5925,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F323"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f323Ref", x0);
+    Wide$Refs.set80(r, x0);
   }
   {
     const v0 = r.f327;
@@ -5031,7 +5936,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F327"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f327Ref", x0);
+    Wide$Refs.set81(r, x0);
   }
   {
     const v0 = r.f331;
@@ -5042,7 +5947,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F331"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f331Ref", x0);
+    Wide$Refs.set82(r, x0);
   }
   {
     const v0 = r.f335;
@@ -5053,7 +5958,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F335"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f335Ref", x0);
+    Wide$Refs.set83(r, x0);
   }
   {
     const v0 = r.f339;
@@ -5064,7 +5969,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F339"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f339Ref", x0);
+    Wide$Refs.set84(r, x0);
   }
   {
     const v0 = r.f343;
@@ -5075,7 +5980,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F343"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f343Ref", x0);
+    Wide$Refs.set85(r, x0);
   }
   {
     const v0 = r.f347;
@@ -5086,7 +5991,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F347"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f347Ref", x0);
+    Wide$Refs.set86(r, x0);
   }
   {
     const v0 = r.f351;
@@ -5097,7 +6002,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F351"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f351Ref", x0);
+    Wide$Refs.set87(r, x0);
   }
   {
     const v0 = r.f355;
@@ -5108,7 +6013,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F355"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f355Ref", x0);
+    Wide$Refs.set88(r, x0);
   }
   {
     const v0 = r.f359;
@@ -5119,7 +6024,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F359"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f359Ref", x0);
+    Wide$Refs.set89(r, x0);
   }
   {
     const v0 = r.f363;
@@ -5130,7 +6035,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F363"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f363Ref", x0);
+    Wide$Refs.set90(r, x0);
   }
   {
     const v0 = r.f367;
@@ -5141,7 +6046,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F367"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f367Ref", x0);
+    Wide$Refs.set91(r, x0);
   }
   {
     const v0 = r.f371;
@@ -5152,7 +6057,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F371"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f371Ref", x0);
+    Wide$Refs.set92(r, x0);
   }
   {
     const v0 = r.f375;
@@ -5163,7 +6068,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F375"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f375Ref", x0);
+    Wide$Refs.set93(r, x0);
   }
   {
     const v0 = r.f379;
@@ -5174,7 +6079,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F379"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f379Ref", x0);
+    Wide$Refs.set94(r, x0);
   }
   {
     const v0 = r.f383;
@@ -5185,7 +6090,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F383"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f383Ref", x0);
+    Wide$Refs.set95(r, x0);
   }
   {
     const v0 = r.f387;
@@ -5196,7 +6101,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F387"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f387Ref", x0);
+    Wide$Refs.set96(r, x0);
   }
   {
     const v0 = r.f391;
@@ -5207,7 +6112,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F391"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f391Ref", x0);
+    Wide$Refs.set97(r, x0);
   }
   {
     const v0 = r.f395;
@@ -5218,7 +6123,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F395"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f395Ref", x0);
+    Wide$Refs.set98(r, x0);
   }
   {
     const v0 = r.f399;
@@ -5229,7 +6134,7 @@ export function linkWide(r: Wide, t: Tables): void {
       if (x1 === undefined) rt.dangling(["F399"], "Target", v1);
       x0 = x1;
     }
-    rt.ref(r, "f399Ref", x0);
+    Wide$Refs.set99(r, x0);
   }
   Object.freeze(r);
 }
