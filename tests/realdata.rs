@@ -123,7 +123,7 @@ fn float(f: f64) -> Value {
     Value::Float(f)
 }
 fn text(s: &str) -> Value {
-    Value::Str(s.to_string())
+    Value::Str(s.into())
 }
 fn ints(xs: &[i128]) -> Value {
     Value::Array(xs.iter().map(|&x| Value::Int(x)).collect())

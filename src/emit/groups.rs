@@ -109,7 +109,7 @@ pub fn inline_texts(project: &Project, l: &crate::config::LocalizationConfig) ->
         match (ty.strip_optional(), v) {
             (Type::String, Value::Str(s)) => {
                 if let Some(t) = texts.get(s.as_str()) {
-                    *s = t.clone();
+                    *s = t.as_str().into();
                 }
             }
             (Type::Array(t), Value::Array(items)) => {

@@ -301,7 +301,7 @@ pub fn write_json(out: &mut String, v: &serde_json::Value) {
 /// The JSON member name of a map key: a string as is, an integer in decimal.
 pub fn map_key_text(k: &Value) -> String {
     match k {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Int(i) => i.to_string(),
         v => panic!("IR invariant: map key {v:?}"),
     }

@@ -186,6 +186,10 @@ impl Type {
     }
 }
 
+/// The text of a [`Value::Str`] or [`Value::Enum`]: a `compact_str::CompactString`, the size of a `String`,
+/// holding up to 24 bytes inline. It dereferences to `&str`; build one with `Text::from(&str)` or `.into()`.
+pub type Text = compact_str::CompactString;
+
 /// A typed value. Integers are held as `i128` so that every width (incl. `u64`) fits.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -194,9 +198,11 @@ pub enum Value {
     Bool(bool),
     Int(i128),
     Float(f64),
-    Str(String),
-    /// Enum member by source name.
-    Enum(String),
+    /// A string: up to 24 bytes of UTF-8 (an id, a short name, eight CJK characters) inline, longer ones on
+    /// the heap ([`Text`]), so most short strings of a big table cost no allocation (issue 18).
+    Str(Text),
+    /// Enum member by source name (inline: member names are short).
+    Enum(Text),
     Array(Vec<Value>),
     /// Record fields in the record's declared field order.
     Record(Vec<Value>),
@@ -689,7 +695,12 @@ pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> std::cmp::
             // By value: declaration order, or `x-gentable-enumValues` (what Rust's derived `Ord` of an enum
             // with explicit discriminants compares).
             let e = &project.enums[name];
-            let value = |m: &String| e.members.iter().position(|v| v == m).map(|i| e.value(i));
+            let value = |m: &Text| {
+                e.members
+                    .iter()
+                    .position(|v| v == m.as_str())
+                    .map(|i| e.value(i))
+            };
             value(x).cmp(&value(y))
         }
         (_, Value::Bool(x), Value::Bool(y)) => x.cmp(y),

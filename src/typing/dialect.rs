@@ -22,7 +22,7 @@ pub fn type_field_cell(
     } else if let (true, RawCell::Text(t)) = (layout.luban, raw) {
         // Luban's `""` (the empty string) and one-digit date parts (`1999-8-4`).
         match f.ty.strip_optional() {
-            Type::String => Ok(Value::Str(cell::stream::luban_string(t.to_string()))),
+            Type::String => Ok(Value::Str(cell::stream::luban_string(t.to_string()).into())),
             Type::DateTime(_) => type_cell_with(
                 project,
                 &f.ty,

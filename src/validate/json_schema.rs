@@ -27,7 +27,7 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
         (_, Value::Float(f)) => serde_json::Number::from_f64(*f)
             .map(J::Number)
             .unwrap_or(J::Null),
-        (_, Value::Str(s)) | (_, Value::Enum(s)) => J::String(s.clone()),
+        (_, Value::Str(s)) | (_, Value::Enum(s)) => J::String(s.to_string()),
         (Type::Array(inner), Value::Array(items)) => J::Array(
             items
                 .iter()

@@ -152,7 +152,7 @@ pub(super) fn all_fields(project: &Project) -> impl Iterator<Item = &Field> {
 
 pub(super) fn atom_text(v: &Value) -> Option<String> {
     match v {
-        Value::Str(s) | Value::Enum(s) => Some(s.clone()),
+        Value::Str(s) | Value::Enum(s) => Some(s.to_string()),
         Value::Int(i) => Some(i.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,

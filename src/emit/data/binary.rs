@@ -1181,11 +1181,14 @@ mod tests {
                 });
                 Row::new(vec![
                     Value::Int(i as i128),
-                    Value::Str(format!("名字「{}」", (i * 7919) % 50_000)),
+                    Value::Str(compact_str::format_compact!(
+                        "名字「{}」",
+                        (i * 7919) % 50_000
+                    )),
                     if i % 3 == 0 {
                         Value::Null
                     } else {
-                        Value::Str(format!("备注{}", i % 11))
+                        Value::Str(compact_str::format_compact!("备注{}", i % 11))
                     },
                     Value::Enum(["N", "S", "E"][i % 3].into()),
                     Value::Json(Box::new(json)),

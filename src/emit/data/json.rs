@@ -302,7 +302,12 @@ mod tests {
         let n = canonical::CHUNK_ROWS * 2 + 3;
         let t = table(
             (0..n)
-                .map(|i| vec![Value::Int((i % 200) as i128), Value::Str(format!("r{i}"))])
+                .map(|i| {
+                    vec![
+                        Value::Int((i % 200) as i128),
+                        Value::Str(compact_str::format_compact!("r{i}")),
+                    ]
+                })
                 .collect(),
         );
         let (text, _) = render(&p, &t, &"0".repeat(64));
@@ -320,7 +325,7 @@ mod tests {
                     .map(|i| {
                         vec![
                             Value::Int((i % 200) as i128),
-                            Value::Str(format!("「{i}」")),
+                            Value::Str(compact_str::format_compact!("「{i}」")),
                         ]
                     })
                     .collect(),

@@ -223,7 +223,7 @@ fn parse_text(text: &str, ty: &Type, project: &Project, g: Grammar) -> Result<Va
     let sep = g.separator;
     let ty = ty.strip_optional();
     match ty {
-        Type::String => Ok(Value::Str(text.to_string())),
+        Type::String => Ok(Value::Str(text.into())),
         Type::Json => parse_json_cell(trim(text)),
         Type::Choice(name) => parse_choice(text, name, project),
         Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
@@ -312,7 +312,7 @@ pub(crate) fn parse_flags(
             .iter()
             .zip(seen)
             .filter(|(_, s)| *s)
-            .map(|(m, _)| Value::Enum(m.clone()))
+            .map(|(m, _)| Value::Enum(m.as_str().into()))
             .collect(),
     ))
 }
@@ -420,7 +420,7 @@ fn record_values(
                         e.message = format!("member {k:?}: {}", e.message);
                         e
                     })?;
-                    extras.push((Value::Str(k), x));
+                    extras.push((Value::Str(k.into()), x));
                     continue;
                 }
                 None => {
@@ -685,22 +685,22 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
 /// Parse a scalar (already trimmed and unescaped).
 pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
     match ty.strip_optional() {
-        Type::String => Ok(Value::Str(s.to_string())),
+        Type::String => Ok(Value::Str(s.into())),
         Type::Bool => parse_bool(s),
         Type::Int(w) => parse_int(s, *w),
         Type::Float => parse_float(s),
         Type::Enum(name) => {
             let e = &project.enums[name];
             if e.members.iter().any(|m| m == s) {
-                return Ok(Value::Enum(s.to_string()));
+                return Ok(Value::Enum(s.into()));
             }
             if let Some((_, m)) = e.aliases.iter().find(|(a, _)| a == s) {
-                return Ok(Value::Enum(m.clone()));
+                return Ok(Value::Enum(m.as_str().into()));
             }
             // `x-gentable-enumValues`: a member may be written as its integer value (Luban's `101`).
             if let (Some(vs), Ok(v)) = (&e.values, s.parse::<i64>()) {
                 if let Some(i) = vs.iter().position(|x| *x == v) {
-                    return Ok(Value::Enum(e.members[i].clone()));
+                    return Ok(Value::Enum(e.members[i].as_str().into()));
                 }
             }
             Err(not_in_enum(s, name, e))
@@ -1099,9 +1099,9 @@ pub fn json_to_value(
             })?;
             Ok(Value::Float(if f == 0.0 { 0.0 } else { f }))
         }
-        (Type::String, J::String(s)) => {
-            Ok(Value::Str(crate::read::raw::normalize_text(s).into_owned()))
-        }
+        (Type::String, J::String(s)) => Ok(Value::Str(
+            crate::read::raw::normalize_text(s).as_ref().into(),
+        )),
         (Type::Enum(_), J::String(s)) => Ok(parse_scalar(s, ty, project)?),
         (Type::Array(inner), J::Array(items)) => items
             .iter()
@@ -1158,7 +1158,7 @@ pub fn json_to_value(
                     Type::Int(w) => {
                         parse_int(key, *w).map_err(|e| JsonMismatch::from(e).within("map key"))?
                     }
-                    _ => Value::Str(key.clone()),
+                    _ => Value::Str(key.as_str().into()),
                 };
                 entries.push((key, json_to_value(val, v, project)?));
             }
@@ -1218,7 +1218,7 @@ fn json_record(
                 if !declared.iter().any(|f| f.name == *k) {
                     let x = json_to_value(v, vt, project)
                         .map_err(|e| e.within(format_args!("member {k:?}")))?;
-                    extras.push((Value::Str(k.clone()), x));
+                    extras.push((Value::Str(k.as_str().into()), x));
                 }
             }
             vals.push(finish_map(extras)?);
@@ -1319,7 +1319,7 @@ fn parse_choice(text: &str, name: &str, project: &Project) -> Result<Value, Cell
             Type::Bool if t.eq_ignore_ascii_case("true") => Ok(Value::Bool(true)),
             Type::Bool if t.eq_ignore_ascii_case("false") => Ok(Value::Bool(false)),
             Type::Bool => continue,
-            Type::String => return Ok(Value::Str(text.to_string())),
+            Type::String => return Ok(Value::Str(text.into())),
             m => parse_scalar(t, m, project),
         };
         match got {

@@ -30,7 +30,7 @@ pub fn cell_text(project: &Project, ty: &Type, v: &Value, sep: char) -> String {
 fn grammar(project: &Project, ty: &Type, v: &Value, sep: char) -> String {
     match (ty, v) {
         (_, Value::Null) => String::new(),
-        (Type::String, Value::Str(s)) => s.clone(),
+        (Type::String, Value::Str(s)) => s.to_string(),
         (Type::Array(inner), Value::Array(items)) => {
             match items
                 .iter()
@@ -44,7 +44,7 @@ fn grammar(project: &Project, ty: &Type, v: &Value, sep: char) -> String {
         (Type::Flags(_), Value::Array(items)) => items
             .iter()
             .map(|x| match x {
-                Value::Enum(m) => m.clone(),
+                Value::Enum(m) => m.to_string(),
                 _ => String::new(),
             })
             .collect::<Vec<_>>()

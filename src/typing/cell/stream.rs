@@ -323,7 +323,7 @@ impl Reader<'_> {
                 }
                 Ok(Value::union(variant.tag.clone(), v))
             }
-            Type::String => Ok(Value::Str(luban_string(t.next("a string")?))),
+            Type::String => Ok(Value::Str(luban_string(t.next("a string")?).into())),
             Type::DateTime(_) => {
                 let tok = t.next("a date and time")?;
                 parse_scalar(&luban_datetime(trim(&tok)), ty, self.project)
