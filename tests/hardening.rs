@@ -946,4 +946,23 @@ fn a_symbolic_link_at_an_output_path_gives_way_to_the_output() {
     // And the next build finds everything unchanged.
     let r = p.run(&["build"]);
     assert!(r.stderr.contains("(0 written"), "{}{}", r.stdout, r.stderr);
+    // With the incremental cache (found by the breaker helper): a link to the output's own bytes, moved
+    // outside, is stale for `build --check` and replaced by the next cached build; so is a link to a folder.
+    let moved = outside.path().join("moved.json");
+    std::fs::rename(&item, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &item).unwrap();
+    let r = p.run(&["build", "--check"]);
+    assert_ne!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    let folder = outside.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::remove_file(&gear).unwrap();
+    std::os::unix::fs::symlink(&folder, &gear).unwrap();
+    let r = p.run(&["build"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    for (path, bytes) in [(&item, &item_bytes), (&gear, &gear_bytes)] {
+        assert!(std::fs::symlink_metadata(path).unwrap().is_file());
+        assert_eq!(&std::fs::read(path).unwrap(), bytes);
+    }
+    assert_eq!(std::fs::read(&moved).unwrap(), item_bytes);
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
 }

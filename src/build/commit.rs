@@ -204,7 +204,8 @@ impl Staging {
     /// generated folder has a folder at `rel`, or the file cannot be created.
     pub fn create_file(&self, rel: &str) -> io::Result<(std::fs::File, PathBuf)> {
         let at = self.dir.join(rel);
-        if at.is_dir() {
+        // A real folder, not a link to one (a link gives way to the output, see `carry`).
+        if at.symlink_metadata().is_ok_and(|m| m.is_dir()) {
             return Err(io::Error::other(format!(
                 "{} is a folder, but gentable writes a file there; move the folder away",
                 at.display()

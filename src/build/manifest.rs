@@ -58,7 +58,15 @@ pub(crate) fn check(loaded: &Loaded, ctx: &Context) -> Option<ManifestCheck> {
     let outputs: Vec<(String, Option<Option<Entry>>)> = manifest
         .outputs
         .par_iter()
-        .map(|(k, e)| (k.clone(), e.check(&dir.join(k), now)))
+        .map(|(k, e)| {
+            // An output reached through a symbolic link is never intact: the build replaces the link.
+            let c = if super::sink::linked(&dir, k) {
+                None
+            } else {
+                e.check(&dir.join(k), now)
+            };
+            (k.clone(), c)
+        })
         .collect();
     let outputs_ok = outputs.iter().all(|(_, c)| c.is_some());
     let mut changed = BTreeSet::new();

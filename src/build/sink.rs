@@ -412,7 +412,7 @@ impl Stream<'_, '_> {
 /// Whether the output `rel` of `dir` (`generated/`) is reached through a symbolic link: the file itself or a
 /// folder on its way. Such an output is never "unchanged" (its content is read through the link, from outside
 /// `generated/`): it is written, and the commit puts a real file in the link's place ([`super::commit`]).
-fn linked(dir: &Path, rel: &str) -> bool {
+pub(crate) fn linked(dir: &Path, rel: &str) -> bool {
     let mut at = dir.to_path_buf();
     rel.split('/').any(|part| {
         at.push(part);
