@@ -197,6 +197,41 @@ fn a_float_default_is_checked_through_refs_and_percent_encoded_pointers() {
 }
 
 #[test]
+fn an_exact_default_through_ref_is_not_blamed_on_another_files_literal() {
+    // Found by the breaker helper: a default taken through `$ref` was matched by value against inexact
+    // literals in any schema file, so an unrelated `0.30000000000000001` (or a `maximum` under a property
+    // named `default`) made the exact `0.3` an error. And a default two `$ref`s away (W) was not taken at all.
+    let c = Case::new(
+        r#""V": {"$ref": "common.schema.json#/$defs/Ratio"}, "W": {"$ref": "common.schema.json#/$defs/Far"}"#,
+        "",
+        "Id,V,W\n1,,\n",
+    );
+    c.write(
+        "schema/common.schema.json",
+        r##"{"$defs": {"Ratio": {"type": "number", "default": 0.3}, "Far": {"$ref": "#/$defs/Ratio"}}}"##,
+    );
+    c.write(
+        "schema/Old.schema.json",
+        r#"{"type": "object", "properties": {"Legacy": {"type": "number", "default": 0.30000000000000001}, "default": {"type": "number", "maximum": 0.30000000000000001}}}"#,
+    );
+    let v = c.ok();
+    assert_eq!(value(&v, 0, "V"), Value::Float(0.3));
+    assert_eq!(value(&v, 0, "W"), Value::Float(0.3));
+    // The literal a field does take, two `$ref`s away in another file, is still found.
+    c.write(
+        "schema/common.schema.json",
+        r##"{"$defs": {"Ratio": {"type": "number", "default": 0.30000000000000001}, "Far": {"$ref": "#/$defs/Ratio"}}}"##,
+    );
+    assert_diags(
+        &c.errors(),
+        &[
+            (Code::BadDefault, 0, None, "the default 0.30000000000000001 of T.V does not fit its type: 0.30000000000000001 has no exact 64-bit float: it would ship as 0.3 (1 row takes it"),
+            (Code::BadDefault, 0, None, "the default 0.30000000000000001 of T.W does not fit its type"),
+        ],
+    );
+}
+
+#[test]
 fn json_literal_cells_never_coerce_and_huge_numbers_are_out_of_range() {
     let c = Case::new(
         r#""Ns": {"type": "array", "items": {"type": "integer"}}, "N": {"type": "integer"}, "Rec": {"type": "object", "properties": {"a": {"type": "integer"}}}"#,

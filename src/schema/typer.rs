@@ -1923,10 +1923,7 @@ impl<'a, 'r> Ctx<'a, 'r> {
                 None => vec![],
             },
         };
-        let default = ps
-            .get("default")
-            .cloned()
-            .or_else(|| target.and_then(|t| t.get("default").cloned()));
+        let default = self.default_of(n);
         Field {
             name: name.to_string(),
             ident: ps
@@ -1984,16 +1981,20 @@ impl<'a, 'r> Ctx<'a, 'r> {
         vec![]
     }
 
-    /// The `default` of a property schema (or of its `$ref` target).
+    /// The `default` of a property schema, or of the schema its `$ref` leads to (through up to 8 `$ref`s:
+    /// `"V": {"$ref": "#/$defs/Far"}` with `Far` a `$ref` to `Ratio`, which holds the default).
     pub fn default_of(&mut self, n: &Node<'r>) -> Option<J> {
-        n.s.get("default").cloned().or_else(|| {
-            if n.s.get("$ref").is_some() {
-                self.follow_quiet(n)
-                    .and_then(|t| t.s.get("default").cloned())
-            } else {
-                None
+        let mut at = n.clone();
+        for _ in 0..8 {
+            if let Some(d) = at.s.get("default") {
+                return Some(d.clone());
             }
-        })
+            if at.s.get("$ref").is_none() {
+                return None;
+            }
+            at = self.follow_quiet(&at)?;
+        }
+        None
     }
 
     /// Claim a generated type name for a definition; false (with an error) if another definition has it.

@@ -106,11 +106,11 @@ fn collect(project: &Project, ty: &Type, out: &mut BTreeSet<String>) {
 /// `out`. The parsed default holds the double the literal rounds to, so [`one`] cannot see it (`"default":
 /// 890713491284145.3` ships as `…145.2`); the literal is looked up in the schema texts ([`SchemaSet::texts`]).
 ///
-/// `place` is where the field's schema should be (file, RFC 6901 pointer). When the schema there holds a
-/// `default`, the literals inside that `default` decide. Otherwise (the default comes through a `$ref`, or the
-/// place is not known exactly) any literal inside some `default` of any schema file whose double is one of
-/// `d`'s numbers does: the same double written exactly elsewhere and inexactly here cannot be told apart from
-/// the parsed value.
+/// `place` is where the field's schema should be (file, RFC 6901 pointer). When the schema there, or the one
+/// its `$ref`s lead to ([`holder`]), holds a `default`, the literals inside that `default` decide. Otherwise
+/// (a reference by `$id` or `$anchor`, or a place not known exactly) any literal inside some `default`
+/// keyword of any schema file whose double is one of `d`'s numbers does: the same double written exactly
+/// elsewhere and inexactly here cannot be told apart from the parsed value.
 #[allow(clippy::too_many_arguments)]
 fn inexact(
     set: &SchemaSet,
@@ -127,12 +127,8 @@ fn inexact(
     if doubles.is_empty() {
         return;
     }
-    let (file, at) = place;
-    let here = set
-        .files
-        .get(file)
-        .and_then(|doc| doc.pointer(&at))
-        .is_some_and(|s| s.get("default").is_some());
+    let (file, at, here) = holder(set, place.0, place.1);
+    let file = file.as_str();
     let default_at = format!("{at}/default");
     let within = |p: &str, prefix: &str| {
         p.strip_prefix(prefix)
@@ -157,8 +153,7 @@ fn inexact(
                 if here {
                     within(p, &default_at)
                 } else {
-                    p.split('/').any(|s| s == "default")
-                        && doubles.iter().any(|y| y.to_bits() == x.to_bits())
+                    keyword_default(p) && doubles.iter().any(|y| y.to_bits() == x.to_bits())
                 }
             })
             .map(|(_, literal, x)| (literal.clone(), *x));
@@ -183,6 +178,54 @@ fn inexact(
             )),
         );
     }
+}
+
+/// Where the `default` a field's schema at (`file`, JSON pointer `at`) takes is written: there, or where the
+/// schema's `$ref` (a schema file of the set and a JSON pointer, percent-encoded; followed up to 8 times)
+/// leads. The last place reached, and whether a `default` was found there.
+fn holder(set: &SchemaSet, file: &str, at: String) -> (String, String, bool) {
+    let (mut file, mut at) = (file.to_string(), at);
+    for _ in 0..8 {
+        let Some(node) = set.files.get(&file).and_then(|doc| doc.pointer(&at)) else {
+            break;
+        };
+        if node.get("default").is_some() {
+            return (file, at, true);
+        }
+        let Some((doc, frag)) = node
+            .get("$ref")
+            .and_then(J::as_str)
+            .and_then(|r| r.split_once('#'))
+        else {
+            break;
+        };
+        let frag = crate::schema::set::percent_decode(frag);
+        if !(frag.is_empty() || frag.starts_with('/')) {
+            break;
+        }
+        if !doc.is_empty() {
+            let doc = crate::schema::set::percent_decode(doc.trim_start_matches("./"));
+            if !set.files.contains_key(&doc) {
+                break;
+            }
+            file = doc;
+        }
+        at = frag;
+    }
+    (file, at, false)
+}
+
+/// Whether the JSON pointer `p` lies inside a `default` keyword: a segment `default` that is not the name
+/// of a property or a definition (`/properties/default/maximum` is not).
+fn keyword_default(p: &str) -> bool {
+    let segments: Vec<&str> = p.split('/').collect();
+    segments.iter().enumerate().skip(1).any(|(i, s)| {
+        *s == "default"
+            && !matches!(
+                segments[i - 1],
+                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+            )
+    })
 }
 
 /// The numbers of the JSON value `d` that the parser read as doubles (not as 64-bit integers), at any depth.
