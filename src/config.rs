@@ -49,7 +49,19 @@ pub fn override_lines(text: &str) -> BTreeMap<String, usize> {
     fn key(s: &str) -> Option<(String, &str)> {
         let s = s.trim_start();
         let (k, rest) = if let Some(q) = s.strip_prefix('"') {
-            let end = q.find('"')?;
+            // The closing quote: one not escaped by a backslash.
+            let mut escaped = false;
+            let end = q.char_indices().find_map(|(i, c)| match c {
+                '"' if !escaped => Some(i),
+                '\\' => {
+                    escaped = !escaped;
+                    None
+                }
+                _ => {
+                    escaped = false;
+                    None
+                }
+            })?;
             let quoted = &s[..end + 2];
             (
                 toml::from_str::<BTreeMap<String, String>>(&format!("k = {quoted}"))
@@ -73,8 +85,23 @@ pub fn override_lines(text: &str) -> BTreeMap<String, usize> {
     }
     let mut out = BTreeMap::new();
     let mut in_tables = false;
+    // Inside a multi-line string (`"""` or `'\'\''), whose lines are text, not TOML.
+    let mut open: Option<&str> = None;
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
+        let starts_inside = open.is_some();
+        for delimiter in ["\"\"\"", "\'\'\'"] {
+            if open.is_none_or(|o| o == delimiter) && line.matches(delimiter).count() % 2 == 1 {
+                open = if open.is_some() {
+                    None
+                } else {
+                    Some(delimiter)
+                };
+            }
+        }
+        if starts_inside {
+            continue;
+        }
         if let Some(h) = t.strip_prefix('[') {
             in_tables = false;
             if h.starts_with('[') {
@@ -900,6 +927,16 @@ mod tests {
                 .map(|(k, v)| (k.as_str(), *v))
                 .collect::<Vec<_>>(),
             want
+        );
+        // Found by the breaker helper: header-like lines inside multi-line strings, and a quoted name with an
+        // escaped quote.
+        let text = "[project]\nname = \"\"\"P\n[tables.Ghost]\n[tables]\nPhantom = 1\n\"\"\"\nnote = '''\n[tables.Lit]\n'''\n[tables.Ghost]\n[tables]\nPhantom = {}\n[tables.\"q\\\"x\"]\n";
+        let got = super::override_lines(text);
+        assert_eq!(
+            got.iter()
+                .map(|(k, v)| (k.as_str(), *v))
+                .collect::<Vec<_>>(),
+            vec![("Ghost", 10), ("Phantom", 12), ("q\"x", 13)]
         );
     }
 }
