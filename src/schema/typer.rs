@@ -1989,9 +1989,7 @@ impl<'a, 'r> Ctx<'a, 'r> {
             if let Some(d) = at.s.get("default") {
                 return Some(d.clone());
             }
-            if at.s.get("$ref").is_none() {
-                return None;
-            }
+            at.s.get("$ref")?;
             at = self.follow_quiet(&at)?;
         }
         None
