@@ -886,7 +886,7 @@ fn a_workbook_calamine_panics_on_is_a_diagnostic_without_a_panic_message() {
     );
 }
 
-/// Found re-reading the previous notes: a symbolic link at an output's path in `generated/` (a file, or the
+/// A symbolic link at an output's path in `generated/` (a file, or the
 /// `data` folder) made every later build fail with a bare "File exists (os error 17)", and a link to a file
 /// that held the output's bytes counted as unchanged, so `generated/` kept reading from outside. The output
 /// now replaces the link, and nothing outside `generated/` is written.

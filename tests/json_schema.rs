@@ -148,8 +148,8 @@ fn a_float_default_that_would_ship_as_another_number_is_an_error() {
 
 #[test]
 fn a_float_default_is_checked_through_refs_and_percent_encoded_pointers() {
-    // Left by the previous session: a default a field takes through `$ref`, and a record field under a `$defs`
-    // name its `$ref` percent-encodes, were not looked up in the schema text and shipped rounded.
+    // A default a field takes through `$ref`, and a record field under a `$defs` name its `$ref`
+    // percent-encodes, were not looked up in the schema text and shipped rounded.
     let schema = |record_default: &str| {
         format!(
             r##"{{"type": "object", "x-gentable-primaryKey": "Id",

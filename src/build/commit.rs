@@ -9,7 +9,8 @@
 //!    ([`Staging::write`]: a big data file is on disk, not in memory, while the next one is rendered); then
 //!    every file of the old folder that stays (unchanged outputs, Unity `.meta` files, the user's files) is
 //!    hard-linked there, so its inode and modification time do not change (Unity and the build cache see
-//!    the same file); stale outputs are left out. Symbolic links are recreated as links. Folders the user's
+//!    the same file); stale outputs are left out. Symbolic links are recreated as links, except one at an
+//!    output's path (a file, or a folder of outputs), which the output replaces. Folders the user's
 //!    tools own (`target/`, `node_modules/`, `bin/`, `obj/`, `dist/`) are not walked.
 //! 2. **Journal.** `.<name>.gentable-moved` lists those tool folders; it is written once staging is complete,
 //!    so its existence says the staging folder is complete.
@@ -280,8 +281,9 @@ impl Drop for Staging {
     }
 }
 
-/// Link (or copy) every file of `from/rel` that stays into `to/rel`, recreating folders and symbolic links;
-/// tool folders are collected in `tools` instead.
+/// Link (or copy) every file of `from/rel` that stays into `to/rel`, recreating folders and symbolic links
+/// (but not a link where an output was staged: the output replaces it, and a folder of outputs reached
+/// through a link is not walked); tool folders are collected in `tools` instead.
 fn carry(
     from: &Path,
     to: &Path,

@@ -271,8 +271,8 @@ pub fn run(req: &Request) -> Outcome {
         Ok(v) if !diags.has_errors() => v,
         _ => {
             ctx.finish();
-            // In every format (a JSON or GitHub run prints its diagnostics on stdout and this on stderr, like
-            // a successful build's summary), so a CI log always ends with what happened.
+            // In every format, after the diagnostics (all on stderr; -q drops this line), like a successful
+            // build's summary, so a CI log always ends with what happened.
             if !req.quiet {
                 out.say(
                     req.lang,

@@ -219,8 +219,8 @@ pub enum Value {
     Date(i64),
     /// Seconds since midnight UTC, `0..86_400`.
     Time(u32),
-    /// A [`Type::Json`] value. Its numbers are finite doubles (integers beyond ±2^53 only when a double
-    /// holds them exactly), its objects have unique member names.
+    /// A [`Type::Json`] value. Its numbers are finite doubles that print as written (an integer beyond
+    /// ±2^53 only when its double prints it back digit for digit), its objects have unique member names.
     Json(Box<serde_json::Value>),
 }
 

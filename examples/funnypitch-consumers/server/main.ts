@@ -36,12 +36,13 @@ const special = current.specialMove.all.find((s) => s.targetRef !== undefined);
 process.stdout.write("targeted special " + (special?.id ?? "-") + " -> " + (special?.targetRef?.id ?? "-") + "\n");
 process.stdout.write("spy seed " + String(current.serverConfig.spySeed) + ", think " + String(current.serverConfig.aiThinkTime) + " ms\n");
 
-// Typed references are getters, not own properties: logging, spreading or serialising a row never follows them.
+// A row's typed references are getters of its class, not own properties: spreading or serialising a row never
+// follows them.
 const promotion = current.upgrade.all[0];
 if (promotion !== undefined) {
   process.stdout.write(
     "references hidden " + String(!Object.keys(promotion).includes("toRef") && !("toRef" in { ...promotion }) &&
-      JSON.stringify(promotion) === JSON.stringify(Object.fromEntries(Object.entries(promotion)))) +
+      !("toRef" in (JSON.parse(JSON.stringify(promotion)) as object))) +
       ", own " + String(Object.prototype.hasOwnProperty.call(promotion, "toRef")) + "\n",
   );
 }

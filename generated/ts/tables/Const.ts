@@ -99,11 +99,11 @@ const FIELDS: readonly string[] = ["BoardWidth", "BoardHeight", "NeutralRow", "R
  * `linkConst` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Const$Refs {
-  #r0: readonly PieceType[] | undefined = undefined;
-  #r1: PieceType | undefined = undefined;
-  #r2: Lang | undefined = undefined;
-  #r3: Lang | undefined = undefined;
-  #r4: Lang | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
+  #r2: unknown = undefined;
+  #r3: unknown = undefined;
+  #r4: unknown = undefined;
 
   get spySelectPiecesRefs(): readonly PieceType[] {
     return this.#r0 as readonly PieceType[];

@@ -47,7 +47,7 @@ const FIELDS: readonly string[] = ["Id", "Cell", "Side", "Piece", "X", "Y"];
  * `linkInitPosition` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class InitPosition$Refs {
-  #r0: PieceType | undefined | undefined = undefined;
+  #r0: unknown = undefined;
 
   get pieceRef(): PieceType | undefined {
     return this.#r0 as PieceType | undefined;

@@ -35,8 +35,8 @@ const FIELDS: readonly string[] = ["Piece", "Rules"];
  * `linkMovePiece` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class MovePiece$Refs {
-  #r0: PieceType | undefined = undefined;
-  #r1: readonly MoveRule[] | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
 
   get pieceRef(): PieceType {
     return this.#r0 as PieceType;

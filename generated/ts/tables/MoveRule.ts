@@ -47,7 +47,7 @@ const FIELDS: readonly string[] = ["Id", "Direction", "MaxSteps", "Mode", "Zone"
  * `linkMoveRule` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class MoveRule$Refs {
-  #r0: MoveRuleLib | undefined = undefined;
+  #r0: unknown = undefined;
 
   get directionRef(): MoveRuleLib {
     return this.#r0 as MoveRuleLib;

@@ -55,7 +55,7 @@ const FIELDS: readonly string[] = ["Id", "NameKey", "Tier", "Branch", "CaptureCl
  * `linkPieceType` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class PieceType$Refs {
-  #r0: Lang | undefined = undefined;
+  #r0: unknown = undefined;
 
   get nameKeyRef(): Lang {
     return this.#r0 as Lang;

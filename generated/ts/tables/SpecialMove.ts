@@ -97,11 +97,11 @@ const FIELDS: readonly string[] = ["Id", "Kind", "Pieces", "Rules", "Target", "M
  * `linkSpecialMove` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class SpecialMove$Refs {
-  #r0: readonly PieceType[] | undefined = undefined;
-  #r1: readonly MoveRule[] | undefined = undefined;
-  #r2: PieceType | undefined | undefined = undefined;
-  #r3: Lang | undefined = undefined;
-  #r4: Lang | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
+  #r2: unknown = undefined;
+  #r3: unknown = undefined;
+  #r4: unknown = undefined;
 
   get piecesRefs(): readonly PieceType[] {
     return this.#r0 as readonly PieceType[];

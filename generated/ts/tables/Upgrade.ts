@@ -47,8 +47,8 @@ const FIELDS: readonly string[] = ["Id", "From", "Trigger", "CapturedClass", "To
  * `linkUpgrade` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Upgrade$Refs {
-  #r0: PieceType | undefined = undefined;
-  #r1: PieceType | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
 
   get fromRef(): PieceType {
     return this.#r0 as PieceType;

@@ -18,8 +18,9 @@ pub enum Error {
     /// JSON, but a number in it is too large for a 64-bit double (`1e400`): always an error, never read as
     /// infinity. Holds the message of a located cell error ("a number in … is out of range …").
     OutOfRange(String),
-    /// JSON, but a number in it has no exact 64-bit double (`1e-400`, `0.12345678901234567890`, a 30-digit
-    /// integer): always an error, never a silently rounded number. Holds the message of a located cell error.
+    /// JSON, but a number in it would not ship as written: its double prints otherwise (`1e-400`,
+    /// `0.12345678901234567890`, a 30-digit integer, or `890713491284145.25`, exactly a double that prints
+    /// shorter): always an error, never a silently different number. Holds the message of a located cell error.
     Inexact(String),
 }
 
@@ -245,8 +246,9 @@ pub fn exact_integer(n: &Number) -> Result<(), String> {
     ))
 }
 
-/// Check a JSON value for [`crate::ir::Type::Json`]: every number is a double that holds it exactly (an
-/// integer beyond ±2^53 that a double would round is an error, never a silently different number).
+/// Check a JSON value for [`crate::ir::Type::Json`]: every number is a double that prints as written (an
+/// integer beyond ±2^53 that its double rounds, or prints shorter like 2^60, is an error, never a silently
+/// different number).
 pub fn check_value(v: &J) -> Result<(), String> {
     match v {
         J::Number(n) => exact_integer(n),

@@ -124,7 +124,7 @@ const FIELDS_ScenarioPiece: readonly string[] = ["at", "side", "unit", "strength
  * `linkScenarioPiece` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class ScenarioPiece$Refs {
-  #r0: Unit | undefined = undefined;
+  #r0: unknown = undefined;
 
   get unitRef(): Unit {
     return this.#r0 as Unit;

@@ -52,8 +52,8 @@ const FIELDS: readonly string[] = ["Scenario", "Side", "Lane", "Rank", "Target",
  * `linkAttack` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Attack$Refs {
-  #r0: Scenario | undefined = undefined;
-  #r1: Lane | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
 
   get scenarioRef(): Scenario {
     return this.#r0 as Scenario;

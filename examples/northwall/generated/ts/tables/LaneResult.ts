@@ -48,8 +48,8 @@ const FIELDS: readonly string[] = ["Scenario", "Lane", "PlayerHp", "EnemyHp", "P
  * `linkLaneResult` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class LaneResult$Refs {
-  #r0: Scenario | undefined = undefined;
-  #r1: Lane | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
 
   get scenarioRef(): Scenario {
     return this.#r0 as Scenario;

@@ -57,9 +57,9 @@ const FIELDS: readonly string[] = ["Scenario", "Side", "Lane", "Rank", "Unit", "
  * `linkPlacement` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Placement$Refs {
-  #r0: Scenario | undefined = undefined;
-  #r1: Lane | undefined = undefined;
-  #r2: Unit | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
+  #r2: unknown = undefined;
 
   get scenarioRef(): Scenario {
     return this.#r0 as Scenario;

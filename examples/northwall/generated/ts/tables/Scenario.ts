@@ -54,7 +54,7 @@ const FIELDS: readonly string[] = ["Id", "Case", "Checks", "After", "FullArmies"
  * `linkScenario` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Scenario$Refs {
-  #r0: Scenario | undefined | undefined = undefined;
+  #r0: unknown = undefined;
 
   get afterRef(): Scenario | undefined {
     return this.#r0 as Scenario | undefined;

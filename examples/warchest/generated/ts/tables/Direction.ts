@@ -34,7 +34,7 @@ const FIELDS: readonly string[] = ["Id", "Vector", "Opposite"];
  * `linkDirection` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Direction$Refs {
-  #r0: Direction | undefined = undefined;
+  #r0: unknown = undefined;
 
   get oppositeRef(): Direction {
     return this.#r0 as Direction;

@@ -75,7 +75,7 @@ const FIELDS: readonly string[] = ["Id", "Name", "NormalMove", "NormalAttack", "
  * `linkUnit` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Unit$Refs {
-  #r0: Tactic | undefined | undefined = undefined;
+  #r0: unknown = undefined;
 
   get tacticRef(): Tactic | undefined {
     return this.#r0 as Tactic | undefined;

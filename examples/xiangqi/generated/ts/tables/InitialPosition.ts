@@ -39,7 +39,7 @@ const FIELDS: readonly string[] = ["Side", "Piece", "Row", "Column"];
  * `linkInitialPosition` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class InitialPosition$Refs {
-  #r0: Piece | undefined = undefined;
+  #r0: unknown = undefined;
 
   get pieceRef(): Piece {
     return this.#r0 as Piece;

@@ -43,7 +43,7 @@ const FIELDS: readonly string[] = ["Piece", "Directions", "QuietUntilFirstPiece"
  * `linkLineMove` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class LineMove$Refs {
-  #r0: Piece | undefined = undefined;
+  #r0: unknown = undefined;
 
   get pieceRef(): Piece {
     return this.#r0 as Piece;

@@ -40,7 +40,7 @@ const FIELDS: readonly string[] = ["Id", "Piece", "Offset", "When"];
  * `linkStepMove` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class StepMove$Refs {
-  #r0: Piece | undefined = undefined;
+  #r0: unknown = undefined;
 
   get pieceRef(): Piece {
     return this.#r0 as Piece;

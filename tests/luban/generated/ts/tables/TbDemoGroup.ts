@@ -28,7 +28,7 @@ const FIELDS: readonly string[] = ["id", "x2", "x4", "x5"];
  * `linkTbDemoGroup` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class TbDemoGroup$Refs {
-  #r0: TbDemoGroupS | undefined = undefined;
+  #r0: unknown = undefined;
 
   get x2Ref(): TbDemoGroupS {
     return this.#r0 as TbDemoGroupS;

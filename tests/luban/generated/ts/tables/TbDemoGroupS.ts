@@ -27,7 +27,7 @@ const FIELDS: readonly string[] = ["id", "x2", "x4", "x5"];
  * `linkTbDemoGroupS` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class TbDemoGroupS$Refs {
-  #r0: TbDemoGroupS | undefined = undefined;
+  #r0: unknown = undefined;
 
   get x2Ref(): TbDemoGroupS {
     return this.#r0 as TbDemoGroupS;

@@ -46,7 +46,7 @@ const FIELDS: readonly string[] = ["x4", "x1", "x2", "x3", "x5", "x6", "x7", "x8
  * `linkTbFullTypes` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class TbFullTypes$Refs {
-  #r0: ReadonlyMap<number, TbFullTypes> | undefined = undefined;
+  #r0: unknown = undefined;
 
   get k8Refs(): ReadonlyMap<number, TbFullTypes> {
     return this.#r0 as ReadonlyMap<number, TbFullTypes>;

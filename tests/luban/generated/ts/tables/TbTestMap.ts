@@ -25,7 +25,7 @@ const FIELDS: readonly string[] = ["id", "x1", "x2", "x3", "x4"];
  * `linkTbTestMap` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class TbTestMap$Refs {
-  #r0: TbTestIndex | undefined = undefined;
+  #r0: unknown = undefined;
 
   get idRef(): TbTestIndex {
     return this.#r0 as TbTestIndex;

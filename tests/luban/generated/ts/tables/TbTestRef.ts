@@ -82,17 +82,17 @@ const FIELDS: readonly string[] = ["id", "x1", "x1_2", "x2", "x3", "x4", "a1", "
  * `linkTbTestRef` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class TbTestRef$Refs {
-  #r0: TbTestBeRef | undefined = undefined;
-  #r1: TbTestBeRef | undefined = undefined;
-  #r2: TbTestBeRef | undefined = undefined;
-  #r3: readonly TbTestBeRef[] | undefined = undefined;
-  #r4: readonly TbTestBeRef[] | undefined = undefined;
-  #r5: readonly TbTestBeRef[] | undefined = undefined;
-  #r6: readonly TbTestBeRef[] | undefined = undefined;
-  #r7: readonly TbTestBeRef[] | undefined = undefined;
-  #r8: readonly TbTestBeRef[] | undefined = undefined;
-  #r9: ReadonlyMap<number, TbTestBeRef> | undefined = undefined;
-  #r10: ReadonlyMap<number, TbTestBeRef> | undefined = undefined;
+  #r0: unknown = undefined;
+  #r1: unknown = undefined;
+  #r2: unknown = undefined;
+  #r3: unknown = undefined;
+  #r4: unknown = undefined;
+  #r5: unknown = undefined;
+  #r6: unknown = undefined;
+  #r7: unknown = undefined;
+  #r8: unknown = undefined;
+  #r9: unknown = undefined;
+  #r10: unknown = undefined;
 
   get x1Ref(): TbTestBeRef {
     return this.#r0 as TbTestBeRef;

@@ -46,7 +46,7 @@ const FIELDS: readonly string[] = ["Name", "Pos", "MaybePos", "Shape", "Ints", "
  * `linkNested` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Nested$Refs {
-  #r0: Numbers | undefined | undefined = undefined;
+  #r0: unknown = undefined;
 
   get refRef(): Numbers | undefined {
     return this.#r0 as Numbers | undefined;

@@ -22,7 +22,7 @@ const FIELDS: readonly string[] = ["Id", "Maybe", "Next"];
  * `linkOption` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Option$Refs {
-  #r0: Option | undefined | undefined = undefined;
+  #r0: unknown = undefined;
 
   get nextRef(): Option | undefined {
     return this.#r0 as Option | undefined;

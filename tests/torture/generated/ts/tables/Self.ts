@@ -22,7 +22,7 @@ const FIELDS: readonly string[] = ["Id", "Other"];
  * `linkSelf` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Self$Refs {
-  #r0: String_ | undefined = undefined;
+  #r0: unknown = undefined;
 
   get otherRef(): String_ {
     return this.#r0 as String_;

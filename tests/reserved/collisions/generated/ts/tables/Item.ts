@@ -27,7 +27,7 @@ const FIELDS: readonly string[] = ["Id", "Key", "T", "GentableLink", "NameKey", 
  * `linkItem` and read through getters, so `JSON.stringify`, spreads and `Object.keys` never see them.
  */
 class Item$Refs {
-  #r0: Target | undefined | undefined = undefined;
+  #r0: unknown = undefined;
 
   get tRef(): Target | undefined {
     return this.#r0 as Target | undefined;
