@@ -163,20 +163,15 @@ fn inexact(
     }
     if let Some((literal, x)) = hit {
         let words = crate::typing::cell::inexact_words(&literal, x);
-        out.push(
-            Diagnostic::file_error(
-                Code::BadDefault,
-                rel,
-                format!(
-                    "the default {literal} of {owner}.{} does not fit its type: {literal} {words}",
-                    f.name
-                ),
-            )
-            .with_help(format!(
-                "correct the \"default\" of {owner}.{} in the schema (an empty cell takes it)",
+        out.push(bad_default(
+            rel,
+            owner,
+            f,
+            format!(
+                "the default {literal} of {owner}.{} does not fit its type: {literal} {words}",
                 f.name
-            )),
-        );
+            ),
+        ));
     }
 }
 
@@ -228,6 +223,14 @@ fn keyword_default(p: &str) -> bool {
     })
 }
 
+/// The GT0404 error `message` at the schema file `rel` about the default of `owner.f`, with its help.
+fn bad_default(rel: &str, owner: &str, f: &Field, message: String) -> Diagnostic {
+    Diagnostic::file_error(Code::BadDefault, rel, message).with_help(format!(
+        "correct the \"default\" of {owner}.{} in the schema (an empty cell takes it)",
+        f.name
+    ))
+}
+
 /// The numbers of the JSON value `d` that the parser read as doubles (not as 64-bit integers), at any depth.
 fn floats(d: &J, out: &mut Vec<f64>) {
     match d {
@@ -259,12 +262,7 @@ fn one(
     at: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let fail = |m: String| {
-        Diagnostic::file_error(Code::BadDefault, rel, m).with_help(format!(
-            "correct the \"default\" of {owner}.{} in the schema (an empty cell takes it)",
-            f.name
-        ))
-    };
+    let fail = |m: String| bad_default(rel, owner, f, m);
     if let Err(m) = super::cell::json_to_value(d, &f.ty, project) {
         out.push(fail(format!(
             "the default {d} of {owner}.{} does not fit its type: {m}",
